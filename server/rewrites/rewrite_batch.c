@@ -41,7 +41,9 @@
  * the statements after them up to the first that may `continue`. A load is preloaded only
  * where the original body executes it (under the same continues and condition), so no
  * address is touched that the original does not touch. The loaded buffers are never
- * stored to, atomically updated, passed on or copied in the kernel (the pointer may be
+ * stored to, atomically updated, passed on or copied in the kernel, nor an element of
+ * them passed whole to a call that is not a pure one (it may take a reference and store
+ * to it: `inc(x[i], 1.0f)`) (the pointer may be
  * moved in place, `p += off;`, but never inside the loop, so every trip's preload forms the
  * address from the p its body uses), and any pointer the
  * loop stores through either is __restrict__ (or the buffer is) or no launch in the file
@@ -174,6 +176,50 @@ static bool declares(const rw_toks *ts, size_t q)
 
 static bool written_in(const rw_toks *ts, size_t len, size_t a, size_t b, size_t q);
 
+/* Is the element [a, c] (`x[i]`, with what members and subscripts follow it, in grouping
+ * parentheses or not) passed whole to a call that may bind it to a reference and write it
+ * (`inc(x[i], 1.0f)` with `__device__ void inc(float &v, float a)`)? Its callee at *callee.
+ * Preloading it would hand the call a copy: the store to x[i] would be lost. */
+static bool reference_argument(lb_scan *s, size_t a, size_t c, size_t *callee)
+{
+    const rw_toks *ts = s->ts;
+    size_t first = a, after = c + 1;
+    for (;;) {
+        if ((rwl_tok_is(ts, after, ".") || rwl_tok_is(ts, after, "->")) && after + 1 < ts->n &&
+            ts->t[after + 1].kind == T_IDENT)
+            after += 2;
+        else if (rwl_tok_is(ts, after, "[") && rwl_match_close(ts, after) < ts->n)
+            after = rwl_match_close(ts, after) + 1;
+        else if (first > 1 && rwl_tok_is(ts, first - 1, "(") && rwl_tok_is(ts, after, ")") &&
+                 ts->t[first - 2].kind != T_IDENT && rwl_match_close(ts, first - 1) == after) {
+            first--;
+            after++;
+        } else
+            break;
+    }
+    if (first == 0 || !(rwl_tok_is(ts, first - 1, "(") || rwl_tok_is(ts, first - 1, ",")) ||
+        !(rwl_tok_is(ts, after, ")") || rwl_tok_is(ts, after, ",")))
+        return false;
+    int depth = 0;   /* the `(` of the argument list */
+    size_t o = first;
+    while (o > 0) {
+        o--;
+        if (rwl_tok_is(ts, o, ")") || rwl_tok_is(ts, o, "]") || rwl_tok_is(ts, o, "}"))
+            depth++;
+        else if (rwl_tok_is(ts, o, "(") || rwl_tok_is(ts, o, "[") || rwl_tok_is(ts, o, "{")) {
+            if (!depth)
+                break;
+            depth--;
+        }
+    }
+    if (!rwl_tok_is(ts, o, "(") || o == 0 || ts->t[o - 1].kind != T_IDENT || is_keyword(ts, o - 1) ||
+        rwl_is_type_word(ts, o - 1) || rwl_pure_call_name(ts, o - 1) ||
+        rwl_pure_function_macro(s->text, s->len, s->text + ts->t[o - 1].start, ts->t[o - 1].end - ts->t[o - 1].start, 4))
+        return false;
+    *callee = o - 1;
+    return true;
+}
+
 /* A pointer parameter of one level that the kernel only reads: the read-only buffers. The
  * pointer itself may be moved in place (`p += off;`, issue 13), but not inside loop L: the
  * preload reads p[..] of later trips with p's value at the trip it runs in. */
@@ -191,8 +237,19 @@ static const an_param *readonly_buffer(lb_scan *s, const lb_loop *L, size_t k)
     size_t pi = (size_t)(p - s->f->params);
     if (pi >= sizeof s->ro)
         return NULL;
-    if (!s->ro[pi])
+    if (!s->ro[pi]) {
         s->ro[pi] = rw_param_pointee_written(s->text, s->len, s->f, p->name) ? -1 : 1;
+        /* an element passed whole to a call may be bound to a reference and written
+         * (the write scan reads `inc(x[i])` as a load) */
+        for (size_t q = 0; q + 1 < s->ts->n && s->ro[pi] > 0; q++) {
+            if (!rwl_is_use(s->ts, q) || !rwl_same_tok(s->ts, q, k))
+                continue;
+            size_t callee, c = rwl_tok_is(s->ts, q + 1, "[") ? rwl_match_close(s->ts, q + 1) : q;
+            size_t a = q > 0 && rwl_tok_is(s->ts, q - 1, "*") && rwl_unary_position(s->ts, q - 1) ? q - 1 : q;
+            if ((c > q || a < q) && c < s->ts->n && reference_argument(s, a, c, &callee))
+                s->ro[pi] = -1;
+        }
+    }
     if (s->ro[pi] < 0 || written_in(s->ts, s->len, L->loop_a, L->loop_b, k))
         return NULL;
     return p;

@@ -579,14 +579,16 @@ bool rwl_occurrence_writes(const rw_toks *ts, size_t k)
         return true;
     if (k > 0 && rwl_tok_is(ts, k - 1, "&") && rwl_unary_position(ts, k - 1))
         return true;
-    size_t after;
+    size_t after, first;   /* the token after the lvalue, and its first token */
     if (rwl_tok_is(ts, k + 1, "[")) {
         size_t close = rwl_match_close(ts, k + 1);
         if (close >= ts->n)
             return true;
         after = close + 1;
+        first = k;
     } else if (k > 0 && rwl_tok_is(ts, k - 1, "*") && rwl_unary_position(ts, k - 1)) {
         after = k + 1;
+        first = k - 1;
     } else if (k > 1 && rwl_tok_is(ts, k - 1, "(") && rwl_tok_is(ts, k - 2, "*") && rwl_unary_position(ts, k - 2)) {
         /* *(name + i): the expression runs to the matching ')' */
         size_t close = rwl_match_close(ts, k - 1);
@@ -596,11 +598,12 @@ bool rwl_occurrence_writes(const rw_toks *ts, size_t k)
             if (rwl_tok_is_assign_op(ts, i) || rwl_tok_is(ts, i, "++") || rwl_tok_is(ts, i, "--"))
                 return true;
         after = close + 1;
+        first = k - 2;
     } else {
         return true;   /* the pointer value itself is used: it may escape */
     }
-    /* skip member accesses and further subscripts: name[i].x[j] = ... */
     for (;;) {
+        /* skip member accesses and further subscripts: name[i].x[j] = ... */
         if ((rwl_tok_is(ts, after, ".") || rwl_tok_is(ts, after, "->")) && after + 1 < ts->n &&
             ts->t[after + 1].kind == T_IDENT) {
             after += 2;
@@ -609,10 +612,22 @@ bool rwl_occurrence_writes(const rw_toks *ts, size_t k)
             if (close >= ts->n)
                 return true;
             after = close + 1;
+        } else if (first > 0 && rwl_tok_is(ts, first - 1, "(") && rwl_tok_is(ts, after, ")") &&
+                   rwl_match_close(ts, first - 1) == after &&
+                   (first < 2 || ts->t[first - 2].kind != T_IDENT || rwl_tok_is(ts, first - 2, "return") ||
+                    rwl_tok_is(ts, first - 2, "else"))) {
+            /* parentheses that only group the lvalue (not a call's, an if's or a while's):
+             * `(*p) = v`, `(p[i])++` store through it too */
+            first--;
+            after++;
         } else {
             break;
         }
     }
+    /* a prefix ++/-- or & before the whole lvalue: `++*p`, `--(p[i])`, `&*p` */
+    if (first > 0 && (rwl_tok_is(ts, first - 1, "++") || rwl_tok_is(ts, first - 1, "--") ||
+                      (rwl_tok_is(ts, first - 1, "&") && rwl_unary_position(ts, first - 1))))
+        return true;
     return rwl_tok_is_assign_op(ts, after) || rwl_tok_is(ts, after, "++") || rwl_tok_is(ts, after, "--");
 }
 

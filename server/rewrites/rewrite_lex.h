@@ -157,9 +157,11 @@ const char *rwl_macro_text_word(const char *text, size_t len, const char *name, 
 bool rwl_pure_function_macro(const char *text, size_t len, const char *name, size_t nl, int depth);
 
 /* Does the token at k (an occurrence of the pointer's name) possibly write through it?
- * Reads are `name[...]` and `*name`/`*(name ...)` not followed by an assignment; every
- * other use (address taken, passed on, copied into another pointer) counts as a write,
- * because this scan cannot follow it. */
+ * Reads are `name[...]` and `*name`/`*(name ...)` not followed by an assignment, ++ or --
+ * (also inside parentheses that only group them: `(*name) = v` writes) nor preceded by a
+ * prefix ++, -- or unary & (`++*name`, `&(name[i])`); every other use (address taken,
+ * passed on, copied into another pointer) counts as a write, because this scan cannot
+ * follow it. */
 bool rwl_occurrence_writes(const rw_toks *ts, size_t k);
 
 /* Is the token at k (an occurrence of a pointer's name) part of a statement that only moves

@@ -256,6 +256,21 @@ static void test_write_scan_forms(void **state)
         {"{ s.p = 0; float v = p[0]; }", false},
         {"{ float v = p[i] == 1.0f ? 1.0f : 0.0f; }", false},
         {"{ /* p[i] = 1; */ float v = p[i]; }", false},
+        /* a store through a dereference in parentheses or under a prefix ++/--/& (review
+         * s51 rev3: these read as loads, so const and __ldg broke the compile) */
+        {"{ ++*p; }", true},
+        {"{ --*(p + i); }", true},
+        {"{ (*p)++; }", true},
+        {"{ (*p) = 1.0f; }", true},
+        {"{ ((*p)) += a; }", true},
+        {"{ (p[i]) += 1.0f; }", true},
+        {"{ ++(p[i]); }", true},
+        {"{ (*p).x = 1.0f; }", true},
+        {"{ atomicAdd(&*p, 1.0f); }", true},
+        {"{ atomicAdd(&(p[i]), 1.0f); }", true},
+        {"{ float v = (*p) * 2.0f + (p[i]); }", false},
+        {"{ if (*p) ++i; }", false},
+        {"{ float v = a; if (i) (v) = *p; }", false},
     };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         char text[512];
@@ -313,6 +328,19 @@ static void test_move_scan_forms(void **state)
         {"{ float *q = p += i; q[0] = 1.0f; }", true},
         {"{ atomicAdd(p += i, 1.0f); }", true},
         {"{ p += i, q0[0] = 1.0f; }", true},
+        {"{ p += i; ++*p; }", true},
+        {"{ p++; (*p) += a; }", true},
+        {"{ p = p + i; (p[0])--; }", true},
+        /* review s51 rev3: a move outside a statement of its own is not one */
+        {"{ if ((p += 1) != q0) q0[0] = a; }", true},
+        {"{ for (p += i; i < n; i++) { } }", true},
+        {"{ a = 1, p += i; }", true},
+        {"{ do p++; while (i--); }", true},
+        {"{ (void)p++; }", true},
+        {"{ float *r = p = p + 1; }", true},
+        {"{ s.p = p + 1; }", true},
+        {"{ for (int j = 0; p++ && j < 3; j++) { } }", true},
+        {"{ for (;; p++) { float v = *p; if (v > a) break; } }", false},
     };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         char text[768];

@@ -428,6 +428,25 @@ static void test_readonly_loads_moved(void **state)
     rw_result_free(&r);
     unload(&fx);
 
+    /* a moved pointer stored through a parenthesised or prefix-incremented dereference is
+     * written: no __ldg on it (review s51 rev3: `(__ldg(p)) += ...`, `++__ldg(p)` did not compile) */
+    static const char bump[] =
+        "__global__ void bump(float *p, float *q, int n)\n"
+        "{\n"
+        "    p += blockIdx.x * n;\n"
+        "    (*p) += q[threadIdx.x];\n"
+        "    ++*p;\n"
+        "}\n";
+    load_text(bump, &fx);
+    assert_int_equal(rw_readonly_loads(fx.text, fx.len, fx.m, kernel(&fx, "bump"), false, &r), HK_OK);
+    print_message("%s\n", r.description);
+    assert_true(r.applicable);
+    expect_text(&r, "    (*p) += __ldg(&q[threadIdx.x]);\n    ++*p;\n");
+    assert_non_null(strstr(r.description, "p (written"));
+    add_job("ldg_bump", r.text, r.len);
+    rw_result_free(&r);
+    unload(&fx);
+
     static const struct {
         const char *id, *kernel;
     } ks[] = {{"cs_conv_rows", "convolutionRowsKernel"}, {"cs_conv_cols", "convolutionColumnsKernel"}};

@@ -648,10 +648,32 @@ static void refusals(void **state)
         "        y[i] = x[0] * 2.0f;\n"
         "        x += blockDim.x;\n"
         "    }\n"
+        "}\n"
+        /* review s51 rev3: an element passed whole to a call that takes a reference is
+         * written; refw (x moved, so counted read-only since 623e3b9c) was batched to
+         * `inc(hk_lb_ld0[hk_lb_k], 1.0f)`, its stores lost; refw2 preloaded x[i] before
+         * inc stored it */
+        "__device__ void inc(float &v, float a) { v += a; }\n"
+        "__global__ void refw(float *x, float *y, int n)\n"
+        "{\n"
+        "    x += blockIdx.x * n;\n"
+        "    for (int i = threadIdx.x; i < n; i += blockDim.x) {\n"
+        "        inc(x[i], 1.0f);\n"
+        "        y[i] = 2.0f;\n"
+        "    }\n"
+        "}\n"
+        "__global__ void refw2(float *x, float *y, int n)\n"
+        "{\n"
+        "    for (int i = threadIdx.x; i < n; i += blockDim.x) {\n"
+        "        inc((x[i]), 2.0f);\n"
+        "        y[i] = x[i];\n"
+        "    }\n"
         "}\n";
     static const rwf_refusal mcases[] = {
         {"walk", "write", 4, "`x` is written in the loop"},
         {"walk2", "loop", 11, "loads nothing from a buffer the kernel never writes"},
+        {"refw", "loop", 20, "loads nothing from a buffer the kernel never writes"},
+        {"refw2", "loop", 27, "loads nothing from a buffer the kernel never writes"},
     };
     rwf_expect_refusals(walk, "load_batching", mcases, HK_ARRAY_LEN(mcases));
 }
