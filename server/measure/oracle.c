@@ -1216,6 +1216,22 @@ static int grow_dists(spec *s, size_t n)
     return HK_OK;
 }
 
+/* The spec's distribution n - 1 that the referee adds, `first` under the spec's word for its
+ * kind; every argument that had all of the spec's distributions has it (set beforehand in
+ * each such argument's dists[s->n_dists]). HK_OK or HK_ENOMEM. */
+static int append_spec_dist(spec *s, hk_dist first, const char *word, size_t n)
+{
+    char *text = hk_asprintf("%s(%g,%g)", word, first.a, first.b);
+    if (!text)
+        return HK_ENOMEM;
+    s->dists[s->n_dists] = first;
+    s->dist_texts[s->n_dists] = text;
+    for (size_t i = 0; i < s->n_args; i++)
+        if (s->args[i].n_dists == s->n_dists)
+            s->args[i].n_dists = n;
+    return HK_OK;
+}
+
 int oracle_add_precision_dist(spec *s, char *note, size_t len)
 {
     bool exercised[HK_MAX_ARGS];
@@ -1260,14 +1276,8 @@ int oracle_add_precision_dist(spec *s, char *note, size_t len)
         }
         a->dists[s->n_dists] = d;
     }
-    char *text = hk_asprintf("uniform(%g,%g)", first.a, first.b);
-    if (!text)
+    if (append_spec_dist(s, first, "uniform", n)) /* i18n: not for people (the spec's word) */
         return HK_ENOMEM;
-    s->dists[s->n_dists] = first;
-    s->dist_texts[s->n_dists] = text;
-    for (size_t i = 0; i < s->n_args; i++)
-        if (s->args[i].n_dists == s->n_dists)
-            s->args[i].n_dists = n;
     /* __constant__ inputs keep a distribution of their own (a table is not what the added
      * one is about): one that exercises precision where they have one */
     for (size_t i = 0; i < s->n_consts; i++) {
@@ -1381,14 +1391,8 @@ int oracle_add_grid_dist(spec *s, char *note, size_t len)
         }
         a->dists[s->n_dists] = d;
     }
-    char *text = hk_asprintf("grid(%g,%g)", first.a, first.b);
-    if (!text)
+    if (append_spec_dist(s, first, "grid", n)) /* i18n: not for people (the spec's word) */
         return HK_ENOMEM;
-    s->dists[s->n_dists] = first;
-    s->dist_texts[s->n_dists] = text;
-    for (size_t i = 0; i < s->n_args; i++)
-        if (s->args[i].n_dists == s->n_dists)
-            s->args[i].n_dists = n;
     /* a float __constant__ table with real values draws from the grid too (else products
      * with it round and the baseline is not exact); others keep their first */
     for (size_t i = 0; i < s->n_consts; i++) {

@@ -1574,3 +1574,26 @@ void rwl_squeeze_range(const rw_toks *ts, size_t a, size_t b, char *out, size_t 
     }
     out[w] = 0;
 }
+
+size_t rwl_global_id_decl(const rw_toks *ts, const char *text, size_t a, size_t end, size_t *stmt_end,
+                          char *why, size_t n)
+{
+    size_t b = rwl_stmt_end(ts, a, end), eq = 0;
+    *stmt_end = b;
+    for (size_t k = a; k < b; k++)
+        if (rwl_tok_is(ts, k, "=")) {
+            eq = k;
+            break;
+        }
+    char id[160];
+    if (eq)
+        rwl_squeeze_range(ts, eq + 1, b - 1, id, sizeof id);
+    if (!eq || eq < a + 2 || !rwl_starts_declaration(ts, a) || ts->t[eq - 1].kind != T_IDENT ||
+        !rwl_declared_here(ts, eq - 1) || b < 1 || b - 1 >= ts->n || !rwl_tok_is(ts, b - 1, ";") ||
+        (strcmp(id, "blockIdx.x*blockDim.x+threadIdx.x") && strcmp(id, "blockDim.x*blockIdx.x+threadIdx.x") &&
+         strcmp(id, "threadIdx.x+blockIdx.x*blockDim.x") && strcmp(id, "threadIdx.x+blockDim.x*blockIdx.x"))) {
+        rwl_refuse(why, n, ts, text, a, "kernel body", "%s", EN(RW_SL_NO_ID));
+        return 0;
+    }
+    return eq;
+}

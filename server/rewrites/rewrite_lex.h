@@ -338,4 +338,11 @@ bool rwl_declared_in(const rw_toks *ts, size_t a, size_t b, size_t k);
 /* The tokens [a, b) joined without spaces into out (n bytes, cut at a whole token). */
 void rwl_squeeze_range(const rw_toks *ts, size_t a, size_t b, char *out, size_t n);
 
+/* The statement at token a (its end before `end`) as `T IDX = <the global x thread id>;`, one
+ * of the four spellings of blockIdx.x * blockDim.x + threadIdx.x, IDX declared there: the `=`
+ * token (IDX is the token before it), *stmt_end the statement's end; or 0 with why set
+ * (RW_SL_NO_ID). spread_lanes' and column_passes' first statement. */
+size_t rwl_global_id_decl(const rw_toks *ts, const char *text, size_t a, size_t end, size_t *stmt_end,
+                          char *why, size_t n);
+
 #endif

@@ -172,23 +172,9 @@ static int spread_lanes(const rw_context *ctx, int G, rw_result *out)
     }
     sp_state s = {.text = text, .ts = &ts};
     /* 1. T IDX = <global thread id>; */
-    size_t a0 = 1, b0 = rwl_stmt_end(&ts, 1, n - 1);
-    size_t eq = 0;
-    for (size_t k = a0; k < b0; k++)
-        if (rwl_tok_is(&ts, k, "=")) {
-            eq = k;
-            break;
-        }
-    char idtext[160];
-    if (eq)
-        rwl_squeeze_range(&ts, eq + 1, b0 - 1, idtext, sizeof idtext);
-    if (!eq || eq < a0 + 2 || !rwl_starts_declaration(&ts, a0) || ts.t[eq - 1].kind != T_IDENT ||
-        !rwl_declared_here(&ts, eq - 1) || !tok_eq(&ts, b0 - 1, ";") ||
-        (strcmp(idtext, "blockIdx.x*blockDim.x+threadIdx.x") && strcmp(idtext, "blockDim.x*blockIdx.x+threadIdx.x") &&
-         strcmp(idtext, "threadIdx.x+blockIdx.x*blockDim.x") && strcmp(idtext, "threadIdx.x+blockDim.x*blockIdx.x"))) {
-        rwl_refuse(why, sizeof why, &ts, text, a0, "kernel body", "%s", EN(RW_SL_NO_ID));
+    size_t a0 = 1, b0 = 0, eq = rwl_global_id_decl(&ts, text, a0, n - 1, &b0, why, sizeof why);
+    if (!eq)
         goto refused;
-    }
     s.idx = eq - 1;
     if (rwl_written_elsewhere(&ts, s.idx, s.idx)) {
         size_t l = ts.t[s.idx].end - ts.t[s.idx].start;
