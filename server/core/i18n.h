@@ -3323,6 +3323,12 @@ enum hk_msg {
     HK_MSG_RW_RW_LB_ALREADY,
     HK_MSG_RW_RW_LB_REPLACE,
     HK_MSG_RW_RW_LB_ADD,
+    HK_MSG_RW_RW_LB_MAXNREG,
+    /* rewrite_occupancy.c, session 52 */
+    HK_MSG_RW_OR_HIP,
+    HK_MSG_RW_OR_HAS_ATTR,
+    HK_MSG_RW_OR_NO_CAP,
+    HK_MSG_RW_OR_DESC,
     HK_MSG_RW_RW_ALIAS,
     HK_MSG_RW_RW_NO_POINTERS,
     HK_MSG_RW_RW_ALL_RESTRICT,

@@ -3133,6 +3133,11 @@ static enum sk_class baseline_class(ep_ctx *c, sk_metrics *mt, double *pct_out)
     mt->v[SK_M_ARITHMETIC_INTENSITY] = rl.intensity;
     mt->v[SK_M_DRAM_PCT_OF_PEAK] = rl.pct_of_peak_bandwidth;
     mt->v[SK_M_SM_PCT_OF_PEAK] = rl.pct_of_peak_flops;
+    /* the baseline's registers from its ptxas -v (session 52): occupancy_regs' skills ask
+     * for more than their cap (a kernel under it would get the same code back) */
+    json_t *regs = c->base_rec && c->base_rec->ptxas ? json_object_get(c->base_rec->ptxas, "registers") : NULL;
+    if (json_is_integer(regs) && json_integer_value(regs) > 0)
+        mt->v[SK_M_REGISTERS_PER_THREAD] = (double)json_integer_value(regs);
     *pct_out = rl.pct_of_bound;
     return skillplan_class(rl.compute_bound, rl.pct_of_bound);
 }

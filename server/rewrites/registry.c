@@ -32,7 +32,7 @@ extern const rw_descriptor rw_launch_bounds_desc, rw_restrict_desc, rw_set_tunab
     rw_coalesced_columns_desc, rw_table_hoist_desc, rw_digit_order_desc, rw_grid_y_lanes_desc,
     rw_spread_lanes_desc, rw_window_lanes_desc, rw_window_warp_desc, rw_shared_padding_desc, rw_fused_blocks_desc,
     rw_warp_row_tree_desc, rw_store_forward_desc, rw_block_online_softmax_desc, rw_vectorize_2d_desc,
-    rw_column_passes_desc, rw_interior_taps_desc;
+    rw_column_passes_desc, rw_interior_taps_desc, rw_occupancy_regs_desc;
 
 /* Every rewrite, once. The order is the listing order (skills, `hkls skills`). */
 static const rw_descriptor *const table[] = {
@@ -99,6 +99,7 @@ static const rw_descriptor *const table[] = {
     &rw_split_block_item_desc,
     &rw_split_grid_partials_desc,
     &rw_specialize_constants_desc,
+    &rw_occupancy_regs_desc,
 };
 
 size_t rw_registry_count(void) { return HK_ARRAY_LEN(table); }

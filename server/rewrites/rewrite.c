@@ -76,6 +76,13 @@ int rw_launch_bounds(const char *text, size_t len, const an_model *m, size_t ker
             at = i;
             break;
         }
+    /* occupancy_regs' register cap (session 52): nvcc refuses a kernel that has both */
+    for (size_t i = 0; i + 1 < ts.n; i++)
+        if ((rwl_tok_is_ident(&ts, i, "__maxnreg__") || rwl_tok_is_ident(&ts, i, "maxnreg")) &&
+            rwl_tok_is(&ts, i + 1, "(")) {
+            rc = rwl_not_applicable(out, hk_asprintf(EN(RW_RW_LB_MAXNREG), f->name, rwl_line_at(text, ts.t[i].start)));
+            goto out;
+        }
     if (at < ts.n) {
         size_t close = rwl_match_close(&ts, at + 1);
         if (close >= ts.n) {

@@ -138,6 +138,8 @@ static const refusal_case cases[] = {
     {"split_block_item", k_grid_stride, "gs", {0}, "grid-stride loop", 3},
     {"split_grid_partials", k_grid_stride, "gs", {0}, "store", 4},
     {"specialize_constants", k_grid_stride, "gs", {0}, "parameter", 1},
+    /* a kernel with a bound keeps its author's register limit (nvcc takes one of the two) */
+    {"occupancy_regs", k_bounded, "lb", {0}, "kernel head", 1},
     {"pow_small_exponent", k_grid_stride, "gs", {0}, "grid-stride loop", 3},
     /* items two at a time (by the grid), not one at a time */
     {"unroll_jam_scan", k_grid_stride, "gs", {0}, "loop step", 3},
