@@ -70,6 +70,8 @@ typedef struct {
     size_t b[CG_BOUNDS];           /* Bi's token in the i-th condition */
     size_t ta[CG_BOUNDS], tb[CG_BOUNDS];   /* the branches */
     int k;
+    size_t moved[CG_BOUNDS * (CG_BOUNDS + 1)];   /* the tokens of the branches' `B = Y;` moves */
+    size_t n_moved;
 } cg_chain;
 
 typedef struct {
@@ -203,7 +205,7 @@ static bool mentions_bound(const rw_toks *ts, const cg_chain *c, size_t a, size_
 }
 
 /* Branch i of the chain: the bounds after it moved down, D into Bi, nothing else on them. */
-static bool branch_fits(cg_scan *s, const cg_chain *c, int i)
+static bool branch_fits(cg_scan *s, cg_chain *c, int i)
 {
     const rw_toks *ts = s->ts;
     size_t a = c->ta[i], e = c->tb[i];
@@ -234,6 +236,8 @@ static bool branch_fits(cg_scan *s, const cg_chain *c, int i)
                       (want > i ? same_text(ts, y, c->b[want - 1]) : same_text(ts, y, c->d));
             if (!ok)
                 return refuse(s, q, "branch", "%s", EN(RW_CG_SHIFT));
+            c->moved[c->n_moved++] = q;
+            c->moved[c->n_moved++] = y;
             want--;
         } else if (mentions_bound(ts, c, q, qe)) {
             return refuse(s, q, "branch", "%s", EN(RW_CG_SHIFT));
@@ -334,24 +338,19 @@ static int macro_mentions(const cg_scan *s, size_t k)
     return 0;
 }
 
-/* Is token k inside one of the chains' conditions or bound-shifting statements? */
+/* Is token k one of the chains' conditions' names or a name of a branch's move? */
 static bool in_chain_allowed(const rw_toks *ts, const cg_chain *cs, size_t n, size_t k)
 {
     for (size_t q = 0; q < n; q++) {
         const cg_chain *c = &cs[q];
         if (k < c->first_if || k >= c->end)
             continue;
-        /* a condition: `if ( D < B )` */
-        if (k >= 2 && rwl_tok_is(ts, k - 1, "<") && rwl_tok_is(ts, k - 3, "("))
-            return true;
-        if (rwl_tok_is(ts, k + 1, "<") && rwl_tok_is(ts, k - 1, "("))
-            return true;
-        /* a shift `B = Y;` (the chain's branches were checked to hold only those) */
-        size_t a = stmt_start(ts, k);
-        int bi;
-        size_t y;
-        if (shift_stmt(ts, c, a, a + 4, &bi, &y) && rwl_tok_is(ts, a + 3, ";"))
-            return true;
+        for (int j = 0; j < c->k; j++)
+            if (k == c->b[j] || (k == c->b[j] - 2 && same_text(ts, k, c->d)))
+                return true;
+        for (size_t j = 0; j < c->n_moved; j++)
+            if (c->moved[j] == k)
+                return true;
     }
     return false;
 }
