@@ -359,7 +359,7 @@ static bool in_chain_allowed(const rw_toks *ts, const cg_chain *cs, size_t n, si
 static bool bounds_fit(cg_scan *s, const cg_chain *c, const cg_chain *all, size_t n_all)
 {
     const rw_toks *ts = s->ts;
-    size_t decl_stmt[CG_BOUNDS], init_a = 0, init_b = 0;
+    size_t decl_stmt[CG_BOUNDS], init_a = 0, init_b = 0, type_a = 0, type_b = 0;
     for (int j = 0; j < c->k; j++) {
         size_t d = ts->n;
         int count = 0;
@@ -385,6 +385,21 @@ static bool bounds_fit(cg_scan *s, const cg_chain *c, const cg_chain *all, size_
                 rwl_tok_is(ts, i, "for") || rwl_tok_is(ts, i, "("))
                 return refuse(s, d, "bound", EN(RW_CG_DECL), (int)(ts->t[d].end - ts->t[d].start),
                               s->text + ts->t[d].start);
+        if (d > 0 && (rwl_tok_is(ts, d - 1, "*") || rwl_tok_is(ts, d - 1, "&")))
+            return refuse(s, d, "bound", EN(RW_CG_DECL), (int)(ts->t[d].end - ts->t[d].start),
+                          s->text + ts->t[d].start);
+        /* one type for all: the type tokens of every bound's statement spell the same */
+        if (j == 0) {
+            type_a = sa;
+            type_b = first;
+        } else {
+            bool same = first - sa == type_b - type_a;
+            for (size_t q = 0; same && q < type_b - type_a; q++)
+                same = rwl_same_tok(ts, type_a + q, sa + q);
+            if (!same)
+                return refuse(s, d, "bound", EN(RW_CG_TYPES), (int)(ts->t[d].end - ts->t[d].start),
+                              s->text + ts->t[d].start);
+        }
         if (!floating_type(s, sa, first))
             return refuse(s, d, "bound", EN(RW_CG_TYPE), (int)(ts->t[d].end - ts->t[d].start),
                           s->text + ts->t[d].start);
@@ -454,13 +469,24 @@ static bool bounds_fit(cg_scan *s, const cg_chain *c, const cg_chain *all, size_
     if (ml)
         return refuse(s, c->d, "macro", EN(RW_NW_MACRO), ml, (int)(ts->t[c->d].end - ts->t[c->d].start),
                       s->text + ts->t[c->d].start);
-    /* D itself: not volatile where the body declares it */
-    for (size_t i = 0; i < ts->n; i++)
-        if (same_text(ts, i, c->d) && rwl_declared_here(ts, i))
+    /* D itself: not volatile where the body declares it, no reference, its address never
+     * taken (a store in a branch could then change the value a bound receives) */
+    for (size_t i = 0; i < ts->n; i++) {
+        if (!is_use_of(ts, i, c->d))
+            continue;
+        if (rwl_declared_here(ts, i)) {
             for (size_t q = stmt_start(ts, i); q < i; q++)
                 if (rwl_tok_is(ts, q, "volatile"))
                     return refuse(s, i, "value", EN(RW_CG_DECL), (int)(ts->t[i].end - ts->t[i].start),
                                   s->text + ts->t[i].start);
+            if (i > 0 && rwl_tok_is(ts, i - 1, "&"))
+                return refuse(s, i, "value", EN(RW_CG_VALUE_REF), (int)(ts->t[i].end - ts->t[i].start),
+                              s->text + ts->t[i].start);
+        } else if (i > 0 && rwl_tok_is(ts, i - 1, "&") && rwl_unary_position(ts, i - 1)) {
+            return refuse(s, i, "value", EN(RW_CG_VALUE_REF), (int)(ts->t[i].end - ts->t[i].start),
+                          s->text + ts->t[i].start);
+        }
+    }
     return true;
 }
 

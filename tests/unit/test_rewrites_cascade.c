@@ -431,6 +431,27 @@ static const char refused[] =
     "        else if (d < b1) { b1 = d; }\n"
     "    }\n"
     "    o[0] = b0 + b1;\n"
+    "}\n"
+    "__global__ void mixed(int n, const float *x, float *o)\n"
+    "{\n"
+    "    float b0 = 1e39;\n"
+    "    double b1 = 1e39;\n"
+    "    for (int i = 0; i < n; i++) {\n"
+    "        float d = x[i];\n"
+    "        if (d < b0) { b1 = b0; b0 = d; }\n"
+    "        else if (d < b1) { b1 = d; }\n"
+    "    }\n"
+    "    o[0] = b0 + b1;\n"
+    "}\n"
+    "__global__ void by_ref(int n, float *x, float *o)\n"
+    "{\n"
+    "    float b0 = 1e30f, b1 = 1e30f;\n"
+    "    for (int i = 0; i < n; i++) {\n"
+    "        float &d = x[i];\n"
+    "        if (d < b0) { b1 = b0; x[i] = 9.0f; b0 = d; }\n"
+    "        else if (d < b1) { b1 = d; }\n"
+    "    }\n"
+    "    o[0] = b0 + b1;\n"
     "}\n";
 
 /* a macro naming a bound: what it does with it is not read (the whole file is searched) */
@@ -462,6 +483,8 @@ static void refusals(void **state)
         {"handed", "bound", 95, "written, referenced or handed"},
         {"single", "kernel body", 100, "no cascade"},
         {"loaded", "bound", 110, "same constant"},
+        {"mixed", "bound", 121, "another type than the first bound"},
+        {"by_ref", "value", 133, "is a reference or its address is taken"},
     };
     rwf_expect_refusals(refused, "cascade_guard", cases, HK_ARRAY_LEN(cases));
     static const rwf_refusal macro_case[] = {{"macro_", "macro", 8, "a macro (line 1) mentions `b1`"}};
