@@ -285,7 +285,7 @@ static bool type_param(const fb_state *s, size_t k)
 static bool harmless_call(const fb_state *s, size_t k, size_t paren)
 {
     const rw_toks *ts = &s->ts;
-    if (rwl_pure_call_name(ts, k) || rwl_is_type_word(ts, k))
+    if (rwl_pure_call_name(ts, k) || rwl_is_cast_word(ts, k))
         return true;
     if (rwl_tok_is(ts, k, "static_cast") || rwl_tok_is(ts, k, "reinterpret_cast") ||
         rwl_tok_is(ts, k, "const_cast") || (paren == k + 1 && type_param(s, k)))
