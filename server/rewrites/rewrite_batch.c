@@ -68,7 +68,15 @@
  * tests it after the trip's loads and stops there, so no trip after a break is preloaded;
  * in the bodies the break sets hk_lb_brk and leaves the do { } while (0), and the flag
  * leaves the bodies' loop and the loop before any step: the counter ends where the
- * original's does. */
+ * original's does.
+ *
+ * Value calls (session 52, issue 13: SHOC stencil2d's `ToFlatIdx(row, col, width)`). A call
+ * to a function of the file whose every definition takes its parameters by value (no
+ * pointer, no reference), touches no memory and reads no name but its parameters and its own
+ * locals (rwl_value_call) returns a value that depends on its arguments alone and writes
+ * nothing the caller can see: evaluated in the preload with the arguments the body would
+ * give it, it returns what the body's call returns, and a name passed to it whole keeps its
+ * value (it cannot bind a reference). So it is as pure as a math function here. */
 
 #define LB_STMTS 32
 #define LB_LOCALS 16

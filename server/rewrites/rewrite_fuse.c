@@ -278,8 +278,9 @@ static bool type_param(const fb_state *s, size_t k)
 }
 
 /* May the call whose name is token k (followed by `(` or template arguments) run early,
- * twice or once for the batch? Pure functions, casts (C++'s named casts and a functional cast
- * to a type parameter of the kernel, `T(0)`, too: a conversion writes no memory), reader
+ * twice or once for the batch? Pure functions, casts (C++'s named casts, a functional cast
+ * to a type parameter of the kernel, `T(0)`, and since session 52 to an arithmetic type,
+ * `float(x)`, rwl_is_cast_word, too: a conversion writes no memory), reader
  * functions of the file, cooperative groups' handles, a default construction of a plain
  * struct. */
 static bool harmless_call(const fb_state *s, size_t k, size_t paren)
