@@ -1364,12 +1364,35 @@ static bool value_inner_call(void *ctx, const rw_toks *gt, size_t k)
     return r->depth > 0 && value_named(r->m, r->text, r->g, gt, k, r->depth - 1);
 }
 
+/* Is the name at k declared at the top level of the function body gt (brace depth 1, outside
+ * any parentheses: not a for header's, not a nested block's) before k? Then its scope holds
+ * k and k reads that local, never a global of the same name. */
+static bool declared_on_top_before(const rw_toks *gt, size_t k)
+{
+    int braces = 0, parens = 0;
+    for (size_t d = 0; d < k; d++) {
+        if (rwl_tok_is(gt, d, "{"))
+            braces++;
+        else if (rwl_tok_is(gt, d, "}"))
+            braces--;
+        else if (rwl_tok_is(gt, d, "("))
+            parens++;
+        else if (rwl_tok_is(gt, d, ")"))
+            parens--;
+        else if (braces == 1 && parens == 0 && gt->t[d].kind == T_IDENT && rwl_same_tok(gt, d, k) &&
+                 rwl_declared_here(gt, d))
+            return true;
+    }
+    return false;
+}
+
 /* rwl_value_call's rules on one definition g: every parameter a by-value non-pointer, the
  * body confined (rwl_confined_body: writes only its own locals and by-value parameters, no
  * atomic, barrier, shared memory, thread index, address taken...), no subscript and no
  * unary `*` (it touches no memory, not even a __constant__ or __device__ array), and every
- * other name it reads one of its parameters or a name it declares (a global variable, or an
- * object-like macro that may spell one, is not read). */
+ * other name it reads one of its parameters or a local it declares before, at its body's top
+ * level (a global variable, or an object-like macro that may spell one, is not read; nor a
+ * name a nested block declares, which may hide a global elsewhere). */
 static bool value_body(const an_model *m, const char *text, const an_function *g, int depth)
 {
     for (size_t i = 0; i < g->n_params; i++) {
@@ -1391,7 +1414,7 @@ static bool value_body(const an_model *m, const char *text, const an_function *g
                  !word_in(&gt, k, stmt_words, HK_ARRAY_LEN(stmt_words)) && !rwl_tok_is(&gt, k, "true") &&
                  !rwl_tok_is(&gt, k, "false") && !rwl_tok_is(&gt, k - 1, ".") && !rwl_tok_is(&gt, k + 1, "::") &&
                  !rwl_tok_is(&gt, k - 1, "::") && !rwl_template_type_param(g->template_params, &gt, k) &&
-                 !rwl_declared_here(&gt, k) && !rwl_declared_in(&gt, 1, gt.n - 1, k)) {
+                 !rwl_declared_here(&gt, k) && !declared_on_top_before(&gt, k)) {
             bool param = false;
             for (size_t i = 0; i < g->n_params && !param; i++)
                 param = g->params[i].name && rwl_tok_is_ident(&gt, k, g->params[i].name);

@@ -748,7 +748,7 @@ static void refusals(void **state)
      * write memory or read what the loop writes: a __device__ array read (lut), a global
      * scalar read (shift), one spelled through an object-like macro (shm), a reference
      * parameter (take), a pointer parameter (rd), a value function calling lut (vianest),
-     * a dereference (deref) */
+     * a dereference (deref), a global read after a nested block's local of its name (hidden) */
     static const char vcalls[] =
         "__device__ int tab[64];\n"
         "__device__ int lut(int i) { return tab[i & 63]; }\n"
@@ -815,7 +815,18 @@ static void refusals(void **state)
         "        y[i] = v;\n"
         "    }\n"
         "}\n"
-;
+        /* a nested block's local hides the global it reads after the block (the first
+         * version took `gsc` for a local: found by this case, not by a GPU) */
+        "__device__ int gsc;\n"
+        "__device__ int hidden(int i) { if (i > 0) { int gsc = i; i += gsc; } return i + gsc; }\n"
+        "__global__ void vhide(const float *x, float *y, int n)\n"
+        "{\n"
+        "    for (int i = threadIdx.x; i < n; i += blockDim.x) {\n"
+        "        float v = x[hidden(i)];\n"
+        "        gsc = i;\n"
+        "        y[i] = v;\n"
+        "    }\n"
+        "}\n";
     static const rwf_refusal vcases[] = {
         {"vlut", "call", 6, "`lut(...)` may write memory"},
         {"vglob", "call", 16, "`shift(...)` may write memory"},
@@ -824,6 +835,7 @@ static void refusals(void **state)
         {"vptr", "call", 44, "`rd(...)` may write memory"},
         {"vnest", "call", 53, "`vianest(...)` may write memory"},
         {"vderef", "call", 62, "`deref(...)` may write memory"},
+        {"vhide", "call", 71, "`hidden(...)` may write memory"},
     };
     rwf_expect_refusals(vcalls, "load_batching", vcases, HK_ARRAY_LEN(vcases));
 }
