@@ -315,7 +315,8 @@ bool rwl_reader_call(const an_model *m, const char *text, const an_function *sel
  * takes only by-value non-pointer, non-reference parameters, touches no memory (no
  * subscript, no unary `*`, no `->`, no address taken, no shared memory, atomic, barrier,
  * warp operation, asm, static or volatile), reads no thread index and no name but its
- * parameters and its own locals (no global variable, no object-like macro), writes only
+ * parameters and its own locals declared before at its top level (no global variable, no
+ * object-like macro, no name a nested block declares), writes only
  * those, and calls only pure functions (rwl_pure_call_name), casts and again value functions
  * (up to 4 deep): its result is a function of its arguments alone, and it writes none of
  * them (SHOC's `ToFlatIdx(int row, int col, int rowWidth)`). Such a call may be evaluated
