@@ -379,6 +379,44 @@ static const char flat_drv[] =
     "    PAIR(float, \"flat\", n, emu::launch(dim3(3), dim3(32), 0, [&] { NS::flat(data, out, rows, w); }));\n"
     "}\n";
 
+/* session 52: mmcv carafe's taps shape (our own text): an index function of by-value ints
+ * (`loc`, as mmcv's Loc2Index) after a `continue` on the window's bounds, the inner loop's
+ * counter and the outer one's passed whole */
+static const char taps[] =
+    "__device__ inline int loc(const int n, const int c, const int h, const int w, const int cn, const int hh, const int ww)\n"
+    "{\n"
+    "    int idx = w + (h + (c + n * cn) * hh) * ww;\n"
+    "    return idx;\n"
+    "}\n"
+    "__global__ void taps(const float *x, const float *m, float *y, int r, int hh, int ww)\n"
+    "{\n"
+    "    int p = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "    if (p >= hh * ww)\n"
+    "        return;\n"
+    "    int px = p % ww, py = p / ww;\n"
+    "    float acc = 0.0f;\n"
+    "    for (int iy = py - r; iy <= py + r; iy++) {\n"
+    "        for (int ix = px - r; ix <= px + r; ix++) {\n"
+    "            if (iy < 0 || iy > hh - 1 || ix < 0 || ix > ww - 1)\n"
+    "                continue;\n"
+    "            int fi = loc(0, 1, iy, ix, 2, hh, ww);\n"
+    "            int mi = loc(0, (iy - py + r) * (2 * r + 1) + ix - px + r, py, px, (2 * r + 1) * (2 * r + 1), hh, ww);\n"
+    "            acc += x[fi] * m[mi];\n"
+    "        }\n"
+    "    }\n"
+    "    y[p] = acc;\n"
+    "}\n"
+;
+
+static const char taps_drv[] =
+    "for (int r : {1, 2}) for (int hh : {1, 5}) {\n"
+    "    const int ww = 7, np = hh * ww, kk = (2 * r + 1) * (2 * r + 1);\n"
+    "    emu::buf<float> x(2 * np), m(kk * np);\n"
+    "    x.fill(r + hh);\n"
+    "    m.fill(r * 3 + hh);\n"
+    "    PAIR(float, \"taps\", np + 8, emu::launch(dim3(2), dim3(32), 0, [&] { NS::taps(x, m, out, r, hh, ww); }));\n"
+    "}\n";
+
 static void emulated_runs(void **state)
 {
     (void)state;
@@ -397,6 +435,7 @@ static void emulated_runs(void **state)
         {"relax", relax, "relax", relax_drv},
         {"moved", moved, "moved", moved_drv},
         {"flat", flat, "flat", flat_drv},
+        {"taps", taps, "taps", taps_drv},
     };
     static const int Ks[] = {2, 4, 8};
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
@@ -423,6 +462,14 @@ static void emulated_runs(void **state)
                                    EMU_DIFFERS);
                 free(b1);
                 free(b2);
+            }
+            if (j == 1 && !strcmp(cases[i].tag, "taps")) {
+                /* the preload's mask index on the loop's counter instead of its copy: differs */
+                char *b1 = emu_replaced(cand, "+ hk_lb_iv - px + r, py, px,", "+ ix - px + r, py, px,");
+                assert_true(strcmp(b1, cand) != 0);
+                emu_batch_add_pair(&batch, "taps_counter", cases[i].src, b1, helpers, cases[i].driver,
+                                   EMU_DIFFERS);
+                free(b1);
             }
             if (j == 1 && !strcmp(cases[i].tag, "flat")) {
                 /* the preload calling the index function on the loop's counter instead of its
@@ -856,6 +903,10 @@ static void wild_kernels_compile(void **state)
         /* session 52: ToFlatIdx, a value call; instantiated as the spec's float */
         {"shoc_stencil2d", "StencilKernel",
          "\ntemplate __global__ void StencilKernel<float>(float *, float *, int, int, float, float, float);\n"},
+        /* session 52: Loc2Index, a value call, in the taps' inner loop (after its `continue`) */
+        {"mmcv_carafe_naive_fwd", "carafe_naive_forward_cuda_kernel",
+         "\ntemplate __global__ void carafe_naive_forward_cuda_kernel<float>(const int, const float *, const float *, "
+         "float *, const int, const int, const int, const int, const int, const int);\n"},
     };
     for (size_t i = 0; i < HK_ARRAY_LEN(ks); i++) {
         fixture fx;
