@@ -68,7 +68,15 @@
  * tests it after the trip's loads and stops there, so no trip after a break is preloaded;
  * in the bodies the break sets hk_lb_brk and leaves the do { } while (0), and the flag
  * leaves the bodies' loop and the loop before any step: the counter ends where the
- * original's does. */
+ * original's does.
+ *
+ * Value calls (session 52, issue 13: SHOC stencil2d's `ToFlatIdx(row, col, width)`). A call
+ * to a function of the file whose every definition takes its parameters by value (no
+ * pointer, no reference), touches no memory and reads no name but its parameters and its own
+ * locals (rwl_value_call) returns a value that depends on its arguments alone and writes
+ * nothing the caller can see: evaluated in the preload with the arguments the body would
+ * give it, it returns what the body's call returns, and a name passed to it whole keeps its
+ * value (it cannot bind a reference). So it is as pure as a math function here. */
 
 #define LB_STMTS 32
 #define LB_LOCALS 16
@@ -174,7 +182,7 @@ static bool declares(const rw_toks *ts, size_t q)
            rwl_tok_is(ts, p - 1, "(") || rwl_tok_is(ts, p - 1, ",");
 }
 
-static bool written_in(const rw_toks *ts, size_t len, size_t a, size_t b, size_t q);
+static bool written_in(const lb_scan *s, size_t a, size_t b, size_t q);
 
 /* Is the element [a, c] (`x[i]`, with what members and subscripts follow it, in grouping
  * parentheses or not) passed whole to a call that may bind it to a reference and write it
@@ -214,7 +222,8 @@ static bool reference_argument(lb_scan *s, size_t a, size_t c, size_t *callee)
     }
     if (!rwl_tok_is(ts, o, "(") || o == 0 || ts->t[o - 1].kind != T_IDENT || is_keyword(ts, o - 1) ||
         rwl_is_type_word(ts, o - 1) || rwl_pure_call_name(ts, o - 1) ||
-        rwl_pure_function_macro(s->text, s->len, s->text + ts->t[o - 1].start, ts->t[o - 1].end - ts->t[o - 1].start, 4))
+        rwl_pure_function_macro(s->text, s->len, s->text + ts->t[o - 1].start, ts->t[o - 1].end - ts->t[o - 1].start, 4) ||
+        rwl_value_call(s->m, s->text, s->f, ts, o - 1))
         return false;
     *callee = o - 1;
     return true;
@@ -250,7 +259,7 @@ static const an_param *readonly_buffer(lb_scan *s, const lb_loop *L, size_t k)
                 s->ro[pi] = -1;
         }
     }
-    if (s->ro[pi] < 0 || written_in(s->ts, s->len, L->loop_a, L->loop_b, k))
+    if (s->ro[pi] < 0 || written_in(s, L->loop_a, L->loop_b, k))
         return NULL;
     return p;
 }
@@ -259,8 +268,10 @@ static const an_param *readonly_buffer(lb_scan *s, const lb_loop *L, size_t k)
  * a member of it assigned (`s.x = ...`), or passed whole to a call that is not a pure one
  * (a reference parameter may write it) nor a function-like macro of the text (len bytes)
  * whose value touches no memory (it cannot assign its argument). */
-static bool written_in(const rw_toks *ts, size_t len, size_t a, size_t b, size_t q)
+static bool written_in(const lb_scan *s, size_t a, size_t b, size_t q)
 {
+    const rw_toks *ts = s->ts;
+    size_t len = s->len;
     for (size_t k = a; k < b; k++) {
         if (!rwl_is_use(ts, k) || !rwl_same_tok(ts, k, q))
             continue;
@@ -289,8 +300,10 @@ static bool written_in(const rw_toks *ts, size_t len, size_t a, size_t b, size_t
                 !rwl_is_type_word(ts, o - 1) && !rwl_tok_is(ts, o - 1, "if") && !rwl_tok_is(ts, o - 1, "while") &&
                 !rwl_tok_is(ts, o - 1, "for") && !rwl_tok_is(ts, o - 1, "switch") && !rwl_tok_is(ts, o - 1, "return") &&
                 !rwl_pure_function_macro(ts->text, len, ts->text + ts->t[o - 1].start,
-                                         ts->t[o - 1].end - ts->t[o - 1].start, 4))
-                return true;   /* (a macro that touches no memory writes no argument) */
+                                         ts->t[o - 1].end - ts->t[o - 1].start, 4) &&
+                !rwl_value_call(s->m, s->text, s->f, ts, o - 1))
+                return true;   /* (a macro that touches no memory, or a function of the file
+                                * taking its arguments by value, writes no argument) */
         }
     }
     return false;
@@ -323,7 +336,7 @@ static bool pure_expr(lb_scan *s, const lb_loop *L, size_t a, size_t b, const si
         if (rwl_tok_is(ts, q + 1, "(")) {
             /* a function-like macro of the file that touches no memory is as pure (its
              * arguments are read here, in the same tokens) */
-            if (!rwl_pure_call_name(ts, q) &&
+            if (!rwl_pure_call_name(ts, q) && !rwl_value_call(s->m, s->text, s->f, ts, q) &&
                 !rwl_pure_function_macro(s->text, s->len, s->text + ts->t[q].start, ts->t[q].end - ts->t[q].start, 4))
                 return refuse(s, q, "call", EN(RW_LB_CALL_WRITES), TOK(ts, q));
             continue;
@@ -337,7 +350,7 @@ static bool pure_expr(lb_scan *s, const lb_loop *L, size_t a, size_t b, const si
             local = rwl_same_tok(ts, q, names[i]);
         if (local)
             continue;
-        if (written_in(ts, s->len, L->loop_a, L->loop_b, q))
+        if (written_in(s, L->loop_a, L->loop_b, q))
             return refuse(s, q, "write", EN(RW_LB_WRITTEN_IN_LOOP), TOK(ts, q));
     }
     return true;
@@ -541,7 +554,7 @@ static bool names_moved(lb_scan *s, const lb_loop *L, size_t a, size_t b, const 
     const rw_toks *ts = s->ts;
     for (size_t x = a; x < b; x++)
         for (size_t i = 0; i < n_names; i++)
-            if (rwl_is_use(ts, x) && rwl_same_tok(ts, x, names[i]) && written_in(ts, s->len, from[i], L->bb, x))
+            if (rwl_is_use(ts, x) && rwl_same_tok(ts, x, names[i]) && written_in(s, from[i], L->bb, x))
                 return refuse(s, x, "write", EN(RW_LB_CHANGED_AFTER), TOK(ts, x));
     return false;
 }
@@ -707,10 +720,10 @@ static bool read_body(lb_scan *s, lb_loop *L)
         }
     /* the bound and the step name nothing the body writes */
     for (q = L->cond_a + 2; q < L->cond_b; q++)
-        if (ts->t[q].kind == T_IDENT && rwl_is_use(ts, q) && written_in(ts, s->len, ba, bb, q))
+        if (ts->t[q].kind == T_IDENT && rwl_is_use(ts, q) && written_in(s, ba, bb, q))
             return refuse(s, q, "condition", EN(RW_LB_BOUND_WRITTEN), TOK(ts, q));
     for (q = L->step_a; q < L->step_b; q++)
-        if (ts->t[q].kind == T_IDENT && rwl_is_use(ts, q) && !rwl_same_tok(ts, q, L->v) && written_in(ts, s->len, ba, bb, q))
+        if (ts->t[q].kind == T_IDENT && rwl_is_use(ts, q) && !rwl_same_tok(ts, q, L->v) && written_in(s, ba, bb, q))
             return refuse(s, q, "stride", EN(RW_LB_STRIDE_WRITTEN), TOK(ts, q));
     /* the statements */
     L->n_st = 0;

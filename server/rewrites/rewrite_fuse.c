@@ -278,14 +278,15 @@ static bool type_param(const fb_state *s, size_t k)
 }
 
 /* May the call whose name is token k (followed by `(` or template arguments) run early,
- * twice or once for the batch? Pure functions, casts (C++'s named casts and a functional cast
- * to a type parameter of the kernel, `T(0)`, too: a conversion writes no memory), reader
+ * twice or once for the batch? Pure functions, casts (C++'s named casts, a functional cast
+ * to a type parameter of the kernel, `T(0)`, and since session 52 to an arithmetic type,
+ * `float(x)`, rwl_is_cast_word, too: a conversion writes no memory), reader
  * functions of the file, cooperative groups' handles, a default construction of a plain
  * struct. */
 static bool harmless_call(const fb_state *s, size_t k, size_t paren)
 {
     const rw_toks *ts = &s->ts;
-    if (rwl_pure_call_name(ts, k) || rwl_is_type_word(ts, k))
+    if (rwl_pure_call_name(ts, k) || rwl_is_cast_word(ts, k))
         return true;
     if (rwl_tok_is(ts, k, "static_cast") || rwl_tok_is(ts, k, "reinterpret_cast") ||
         rwl_tok_is(ts, k, "const_cast") || (paren == k + 1 && type_param(s, k)))

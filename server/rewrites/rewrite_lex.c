@@ -365,6 +365,14 @@ bool rwl_in_nested(const rw_toks *ts, size_t a, size_t b, size_t q, bool switche
     return false;
 }
 
+static bool word_in(const rw_toks *ts, size_t k, const char *const *words, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (rwl_tok_is_ident(ts, k, words[i]))
+            return true;
+    return false;
+}
+
 bool rwl_is_type_word(const rw_toks *ts, size_t k)
 {
     for (size_t i = 0; i < HK_ARRAY_LEN(type_words); i++)
@@ -373,12 +381,13 @@ bool rwl_is_type_word(const rw_toks *ts, size_t k)
     return false;
 }
 
-static bool word_in(const rw_toks *ts, size_t k, const char *const *words, size_t n)
+
+/* the arithmetic types a functional cast `T(x)` may name besides type_words */
+static const char *const cast_words[] = {"float", "double", "bool", "char", "half", "__half", "__nv_bfloat16"};
+
+bool rwl_is_cast_word(const rw_toks *ts, size_t k)
 {
-    for (size_t i = 0; i < n; i++)
-        if (rwl_tok_is_ident(ts, k, words[i]))
-            return true;
-    return false;
+    return rwl_is_type_word(ts, k) || word_in(ts, k, cast_words, HK_ARRAY_LEN(cast_words));
 }
 
 bool rwl_starts_declaration(const rw_toks *ts, size_t q)
@@ -1343,6 +1352,98 @@ static bool reader_named(const an_model *m, const char *text, const an_function 
 bool rwl_reader_call(const an_model *m, const char *text, const an_function *self, const rw_toks *ts, size_t k)
 {
     return m && ts->t[k].kind == T_IDENT && rwl_call_paren(ts, k) && reader_named(m, text, self, ts, k, 4);
+}
+
+static bool value_named(const an_model *m, const char *text, const an_function *self, const rw_toks *ts, size_t k,
+                        int depth);
+
+/* A call in a value function's body: again a value function, while the depth lasts. */
+static bool value_inner_call(void *ctx, const rw_toks *gt, size_t k)
+{
+    const reader_ctx *r = ctx;
+    return r->depth > 0 && value_named(r->m, r->text, r->g, gt, k, r->depth - 1);
+}
+
+/* Is the name at k declared at the top level of the function body gt (brace depth 1, outside
+ * any parentheses: not a for header's, not a nested block's) before k? Then its scope holds
+ * k and k reads that local, never a global of the same name. */
+static bool declared_on_top_before(const rw_toks *gt, size_t k)
+{
+    int braces = 0, parens = 0;
+    for (size_t d = 0; d < k; d++) {
+        if (rwl_tok_is(gt, d, "{"))
+            braces++;
+        else if (rwl_tok_is(gt, d, "}"))
+            braces--;
+        else if (rwl_tok_is(gt, d, "("))
+            parens++;
+        else if (rwl_tok_is(gt, d, ")"))
+            parens--;
+        else if (braces == 1 && parens == 0 && gt->t[d].kind == T_IDENT && rwl_same_tok(gt, d, k) &&
+                 rwl_declared_here(gt, d))
+            return true;
+    }
+    return false;
+}
+
+/* rwl_value_call's rules on one definition g: every parameter a by-value non-pointer, the
+ * body confined (rwl_confined_body: writes only its own locals and by-value parameters, no
+ * atomic, barrier, shared memory, thread index, address taken...), no subscript and no
+ * unary `*` (it touches no memory, not even a __constant__ or __device__ array), and every
+ * other name it reads one of its parameters or a local it declares before, at its body's top
+ * level (a global variable, or an object-like macro that may spell one, is not read; nor a
+ * name a nested block declares, which may hide a global elsewhere). */
+static bool value_body(const an_model *m, const char *text, const an_function *g, int depth)
+{
+    for (size_t i = 0; i < g->n_params; i++) {
+        const char *ty = g->params[i].type ? g->params[i].type : "";
+        if (strchr(ty, '&') || strchr(ty, '*') || strchr(ty, '[') || g->params[i].pointer_depth)
+            return false;
+    }
+    if (g->body_span.end_byte <= g->body_span.start_byte)
+        return false;
+    rw_toks gt = {0};
+    if (rwl_lex(text, g->body_span.start_byte, g->body_span.end_byte, &gt) != HK_OK)
+        return false;
+    bool ok = gt.n >= 2;
+    for (size_t k = 1; ok && k + 1 < gt.n; k++) {
+        if (rwl_tok_is(&gt, k, "[") || (rwl_tok_is(&gt, k, "*") && rwl_unary_position(&gt, k)))
+            ok = false;
+        else if (gt.t[k].kind == T_IDENT && rwl_is_use(&gt, k) && !rwl_call_paren(&gt, k) &&
+                 !rwl_is_type_word(&gt, k) && !word_in(&gt, k, decl_words, HK_ARRAY_LEN(decl_words)) &&
+                 !word_in(&gt, k, stmt_words, HK_ARRAY_LEN(stmt_words)) && !rwl_tok_is(&gt, k, "true") &&
+                 !rwl_tok_is(&gt, k, "false") && !rwl_tok_is(&gt, k - 1, ".") && !rwl_tok_is(&gt, k + 1, "::") &&
+                 !rwl_tok_is(&gt, k - 1, "::") && !rwl_template_type_param(g->template_params, &gt, k) &&
+                 !rwl_declared_here(&gt, k) && !declared_on_top_before(&gt, k)) {
+            bool param = false;
+            for (size_t i = 0; i < g->n_params && !param; i++)
+                param = g->params[i].name && rwl_tok_is_ident(&gt, k, g->params[i].name);
+            ok = param;
+        }
+    }
+    rwl_toks_free(&gt);
+    reader_ctx r = {m, text, g, depth};
+    return ok && rwl_confined_body(text, g, false, value_inner_call, &r);
+}
+
+/* Every definition in m of the name at k a value body, self not among them. */
+static bool value_named(const an_model *m, const char *text, const an_function *self, const rw_toks *ts, size_t k,
+                        int depth)
+{
+    const an_function *g = rwl_callee(m, self, ts, k);
+    if (!g)
+        return false;
+    for (size_t fi = 0; fi < m->n_funcs; fi++) {
+        const an_function *h = &m->funcs[fi];
+        if (!strcmp(h->name, g->name) && (h == self || h->n_params != g->n_params || !value_body(m, text, h, depth)))
+            return false;
+    }
+    return true;
+}
+
+bool rwl_value_call(const an_model *m, const char *text, const an_function *self, const rw_toks *ts, size_t k)
+{
+    return m && ts->t[k].kind == T_IDENT && rwl_call_paren(ts, k) && value_named(m, text, self, ts, k, 4);
 }
 
 int rwl_open_body(const char *text, size_t len, const an_function *f, bool need_body,

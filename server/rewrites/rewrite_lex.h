@@ -106,6 +106,9 @@ size_t rwl_stmt_end(const rw_toks *ts, size_t i, size_t end);
 bool rwl_in_nested(const rw_toks *ts, size_t a, size_t b, size_t q, bool switches);
 
 bool rwl_is_type_word(const rw_toks *ts, size_t k);
+/* A scalar type word or an arithmetic type a functional cast names (`float(x)`, `double(x)`,
+ * `bool(x)`, `__half(x)`): a conversion, which writes no memory. */
+bool rwl_is_cast_word(const rw_toks *ts, size_t k);
 
 /* Does the statement at q start a declaration: a type word (`float *x`, `const ...`) or an
  * identifier and a name (`T x` of a typedef or template type; `return x` is no
@@ -307,6 +310,19 @@ bool rwl_confined_body(const char *text, const an_function *g, bool ref_writes, 
  * template arguments and `(`. */
 bool rwl_reader_call(const an_model *m, const char *text, const an_function *self, const rw_toks *ts,
                      size_t k);
+
+/* A value call: token k of ts names a function of m (not self) every definition of which
+ * takes only by-value non-pointer, non-reference parameters, touches no memory (no
+ * subscript, no unary `*`, no `->`, no address taken, no shared memory, atomic, barrier,
+ * warp operation, asm, static or volatile), reads no thread index and no name but its
+ * parameters and its own locals declared before at its top level (no global variable, no
+ * object-like macro, no name a nested block declares), writes only
+ * those, and calls only pure functions (rwl_pure_call_name), casts and again value functions
+ * (up to 4 deep): its result is a function of its arguments alone, and it writes none of
+ * them (SHOC's `ToFlatIdx(int row, int col, int rowWidth)`). Such a call may be evaluated
+ * earlier or again with the same arguments and give the same value, and passing a name to it
+ * does not write the name. */
+bool rwl_value_call(const an_model *m, const char *text, const an_function *self, const rw_toks *ts, size_t k);
 
 typedef struct km_kernel km_kernel;
 

@@ -343,6 +343,80 @@ static const char moved_drv[] =
     "    PAIR(float, \"moved\", 3 * pitch + 1, emu::launch(dim3(3), dim3(32), 0, [&] { NS::moved(out, src, w, pitch); }));\n"
     "}\n";
 
+/* issue 13 (session 52): SHOC's stencil2d stages its rows through `ToFlatIdx(row, col,
+ * width)`, a __device__ function of the file taking ints by value and touching no memory.
+ * Its call was read as one that may write memory, and its whole arguments (lidCol) as names
+ * the call may write through a reference: load_batching refused the staging loop. Here the
+ * index functions are called in the prefix (through a second one, `gidx_of`), in the load's
+ * own statement and in the store's index, with loop-invariant names passed whole. */
+static const char flat[] =
+    "__device__ int flat_idx(int row, int col, int width)\n"
+    "{\n"
+    "    return (row + 1) * (width + 2) + (col + 1);\n"
+    "}\n"
+    "__device__ int gidx_of(int r, int c, int w)\n"
+    "{\n"
+    "    int t = flat_idx(r, c, w);\n"
+    "    return t;\n"
+    "}\n"
+    "__global__ void flat(float *data, float *out, int rows, int w)\n"
+    "{\n"
+    "    int col = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "    float acc = 0.0f;\n"
+    "    for (int i = 0; i < (rows + 2); i++) {\n"
+    "        int g = gidx_of(i - 1, col, w);\n"
+    "        acc = acc * 0.5f + data[g] + data[flat_idx(i - 1, col, w) + 1];\n"
+    "        out[flat_idx(i - 1, col, w)] = acc;\n"
+    "    }\n"
+    "}\n";
+
+static const char flat_drv[] =
+    "for (int rows : {0, 1, 3, 6, 9}) {\n"
+    "    const int w = 70;\n"
+    "    const int n = (rows + 3) * (w + 2) + 2;\n"
+    "    emu::buf<float> data(n);\n"
+    "    data.fill(rows + 5);\n"
+    "    PAIR(float, \"flat\", n, emu::launch(dim3(3), dim3(32), 0, [&] { NS::flat(data, out, rows, w); }));\n"
+    "}\n";
+
+/* session 52: mmcv carafe's taps shape (our own text): an index function of by-value ints
+ * (`loc`, as mmcv's Loc2Index) after a `continue` on the window's bounds, the inner loop's
+ * counter and the outer one's passed whole */
+static const char taps[] =
+    "__device__ inline int loc(const int n, const int c, const int h, const int w, const int cn, const int hh, const int ww)\n"
+    "{\n"
+    "    int idx = w + (h + (c + n * cn) * hh) * ww;\n"
+    "    return idx;\n"
+    "}\n"
+    "__global__ void taps(const float *x, const float *m, float *y, int r, int hh, int ww)\n"
+    "{\n"
+    "    int p = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "    if (p >= hh * ww)\n"
+    "        return;\n"
+    "    int px = p % ww, py = p / ww;\n"
+    "    float acc = 0.0f;\n"
+    "    for (int iy = py - r; iy <= py + r; iy++) {\n"
+    "        for (int ix = px - r; ix <= px + r; ix++) {\n"
+    "            if (iy < 0 || iy > hh - 1 || ix < 0 || ix > ww - 1)\n"
+    "                continue;\n"
+    "            int fi = loc(0, 1, iy, ix, 2, hh, ww);\n"
+    "            int mi = loc(0, (iy - py + r) * (2 * r + 1) + ix - px + r, py, px, (2 * r + 1) * (2 * r + 1), hh, ww);\n"
+    "            acc += x[fi] * m[mi];\n"
+    "        }\n"
+    "    }\n"
+    "    y[p] = acc;\n"
+    "}\n"
+;
+
+static const char taps_drv[] =
+    "for (int r : {1, 2}) for (int hh : {1, 5}) {\n"
+    "    const int ww = 7, np = hh * ww, kk = (2 * r + 1) * (2 * r + 1);\n"
+    "    emu::buf<float> x(2 * np), m(kk * np);\n"
+    "    x.fill(r + hh);\n"
+    "    m.fill(r * 3 + hh);\n"
+    "    PAIR(float, \"taps\", np + 8, emu::launch(dim3(2), dim3(32), 0, [&] { NS::taps(x, m, out, r, hh, ww); }));\n"
+    "}\n";
+
 static void emulated_runs(void **state)
 {
     (void)state;
@@ -360,6 +434,8 @@ static void emulated_runs(void **state)
         {"staged", staged, "staged", staged_drv},
         {"relax", relax, "relax", relax_drv},
         {"moved", moved, "moved", moved_drv},
+        {"flat", flat, "flat", flat_drv},
+        {"taps", taps, "taps", taps_drv},
     };
     static const int Ks[] = {2, 4, 8};
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
@@ -383,6 +459,26 @@ static void emulated_runs(void **state)
                 char *b2 = emu_replaced(cand, "hk_lb_brk = true;", "hk_lb_brk = false;");
                 emu_batch_add_pair(&batch, "sweep_first", cases[i].src, b1, helpers, cases[i].driver, EMU_DIFFERS);
                 emu_batch_add_pair(&batch, "sweep_nobreak", cases[i].src, b2, helpers, cases[i].driver,
+                                   EMU_DIFFERS);
+                free(b1);
+                free(b2);
+            }
+            if (j == 1 && !strcmp(cases[i].tag, "taps")) {
+                /* the preload's mask index on the loop's counter instead of its copy: differs */
+                char *b1 = emu_replaced(cand, "+ hk_lb_iv - px + r, py, px,", "+ ix - px + r, py, px,");
+                assert_true(strcmp(b1, cand) != 0);
+                emu_batch_add_pair(&batch, "taps_counter", cases[i].src, b1, helpers, cases[i].driver,
+                                   EMU_DIFFERS);
+                free(b1);
+            }
+            if (j == 1 && !strcmp(cases[i].tag, "flat")) {
+                /* the preload calling the index function on the loop's counter instead of its
+                 * own copy, or every body reading the first trip's value: both must differ */
+                char *b1 = emu_replaced(cand, "int g = gidx_of(hk_lb_iv - 1, col, w);", "int g = gidx_of(i - 1, col, w);");
+                char *b2 = emu_replaced(cand, "hk_lb_ld1[hk_lb_k]", "hk_lb_ld1[0]");
+                emu_batch_add_pair(&batch, "flat_first_index", cases[i].src, b1, helpers, cases[i].driver,
+                                   EMU_DIFFERS);
+                emu_batch_add_pair(&batch, "flat_first_value", cases[i].src, b2, helpers, cases[i].driver,
                                    EMU_DIFFERS);
                 free(b1);
                 free(b2);
@@ -465,6 +561,24 @@ static void emitted_text(void **state)
     assert_string_equal(w, wb);
     free(wb);
     free(w);
+    /* session 52: value calls of the file in the prefix, the load and the store's index;
+     * the preload calls them on its own copy of the counter, the bodies on the counter */
+    const int p4[RW_MAX_PARAMS] = {4, 0, 0};
+    char *ft = emu_rewrite(flat, "flat", "load_batching", p4);
+    static const char *const want_flat[] = {
+        "for (int i = 0; i < (rows + 2);) {",
+        "int g = gidx_of(hk_lb_iv - 1, col, w);",
+        "hk_lb_s_g[hk_lb_k] = g;",
+        "hk_lb_ld0[hk_lb_k] = data[g];",
+        "hk_lb_ld1[hk_lb_k] = data[flat_idx(hk_lb_iv - 1, col, w) + 1];",
+        "acc = acc * 0.5f + hk_lb_ld0[hk_lb_k] + hk_lb_ld1[hk_lb_k];",
+        "out[flat_idx(i - 1, col, w)] = acc;",
+    };
+    for (size_t i = 0; i < HK_ARRAY_LEN(want_flat); i++)
+        if (!strstr(ft, want_flat[i]))
+            fail_msg("no `%s` in\n%s", want_flat[i], ft);
+    rwf_nvcc_compiles(ft, "batch_flat_k4");
+    free(ft);
     /* a second application finds its own slots */
     fixture fx;
     load_text(t, &fx);
@@ -676,6 +790,101 @@ static void refusals(void **state)
         {"refw2", "loop", 27, "loads nothing from a buffer the kernel never writes"},
     };
     rwf_expect_refusals(walk, "load_batching", mcases, HK_ARRAY_LEN(mcases));
+    /* session 52: a function of the file is a value call (rwl_value_call) only if its result
+     * is a function of its by-value arguments alone; these near misses stay calls that may
+     * write memory or read what the loop writes: a __device__ array read (lut), a global
+     * scalar read (shift), one spelled through an object-like macro (shm), a reference
+     * parameter (take), a pointer parameter (rd), a value function calling lut (vianest),
+     * a dereference (deref), a global read after a nested block's local of its name (hidden) */
+    static const char vcalls[] =
+        "__device__ int tab[64];\n"
+        "__device__ int lut(int i) { return tab[i & 63]; }\n"
+        "__global__ void vlut(const float *x, float *y, int n)\n"
+        "{\n"
+        "    for (int i = threadIdx.x; i < n; i += blockDim.x) {\n"
+        "        float v = x[lut(i)];\n"
+        "        tab[i & 63] = i;\n"
+        "        y[i] = v;\n"
+        "    }\n"
+        "}\n"
+        "__device__ int offs;\n"
+        "__device__ int shift(int i) { return i + offs; }\n"
+        "__global__ void vglob(const float *x, float *y, int n)\n"
+        "{\n"
+        "    for (int i = threadIdx.x; i < n; i += blockDim.x) {\n"
+        "        float v = x[shift(i)];\n"
+        "        offs = i;\n"
+        "        y[i] = v;\n"
+        "    }\n"
+        "}\n"
+        "#define OFF offs\n"
+        "__device__ int shm(int i) { return i + OFF; }\n"
+        "__global__ void vmacro(const float *x, float *y, int n)\n"
+        "{\n"
+        "    for (int i = threadIdx.x; i < n; i += blockDim.x) {\n"
+        "        float v = x[shm(i)];\n"
+        "        offs = i;\n"
+        "        y[i] = v;\n"
+        "    }\n"
+        "}\n"
+        "__device__ int take(int &c, int i) { c++; return c + i; }\n"
+        "__global__ void vref(const float *x, float *y, int n)\n"
+        "{\n"
+        "    int c = 0;\n"
+        "    for (int i = threadIdx.x; i < n; i += blockDim.x) {\n"
+        "        int j = take(c, i);\n"
+        "        y[i] = x[j];\n"
+        "    }\n"
+        "}\n"
+        "__device__ int rd(const int *p, int i) { return p[i]; }\n"
+        "__global__ void vptr(const float *x, float *y, int *k, int n)\n"
+        "{\n"
+        "    for (int i = threadIdx.x; i < n; i += blockDim.x) {\n"
+        "        float v = x[rd(k, i)];\n"
+        "        k[i] = 0;\n"
+        "        y[i] = v;\n"
+        "    }\n"
+        "}\n"
+        "__device__ int vianest(int i) { return lut(i) + 1; }\n"
+        "__global__ void vnest(const float *x, float *y, int n)\n"
+        "{\n"
+        "    for (int i = threadIdx.x; i < n; i += blockDim.x) {\n"
+        "        float v = x[vianest(i)];\n"
+        "        tab[i & 63] = i;\n"
+        "        y[i] = v;\n"
+        "    }\n"
+        "}\n"
+        "__device__ int deref(int i) { int a[2] = {i, i}; return *a; }\n"
+        "__global__ void vderef(const float *x, float *y, int n)\n"
+        "{\n"
+        "    for (int i = threadIdx.x; i < n; i += blockDim.x) {\n"
+        "        float v = x[deref(i)];\n"
+        "        y[i] = v;\n"
+        "    }\n"
+        "}\n"
+        /* a nested block's local hides the global it reads after the block (the first
+         * version took `gsc` for a local: found by this case, not by a GPU) */
+        "__device__ int gsc;\n"
+        "__device__ int hidden(int i) { if (i > 0) { int gsc = i; i += gsc; } return i + gsc; }\n"
+        "__global__ void vhide(const float *x, float *y, int n)\n"
+        "{\n"
+        "    for (int i = threadIdx.x; i < n; i += blockDim.x) {\n"
+        "        float v = x[hidden(i)];\n"
+        "        gsc = i;\n"
+        "        y[i] = v;\n"
+        "    }\n"
+        "}\n";
+    static const rwf_refusal vcases[] = {
+        {"vlut", "call", 6, "`lut(...)` may write memory"},
+        {"vglob", "call", 16, "`shift(...)` may write memory"},
+        {"vmacro", "call", 26, "`shm(...)` may write memory"},
+        {"vref", "call", 36, "`take(...)` may write memory"},
+        {"vptr", "call", 44, "`rd(...)` may write memory"},
+        {"vnest", "call", 53, "`vianest(...)` may write memory"},
+        {"vderef", "call", 62, "`deref(...)` may write memory"},
+        {"vhide", "call", 71, "`hidden(...)` may write memory"},
+    };
+    rwf_expect_refusals(vcalls, "load_batching", vcases, HK_ARRAY_LEN(vcases));
 }
 
 /* The wild suite's two kernels the rewrite was made for, rewritten at K = 4 and 8, compile
@@ -684,13 +893,20 @@ static void wild_kernels_compile(void **state)
 {
     (void)state;
     static const struct {
-        const char *id, *kernel;
+        const char *id, *kernel, *inst;
     } ks[] = {
-        {"cs_histogram256", "histogram256Kernel"},
-        {"mmcv_tin_shift_fwd", "tin_shift_forward_cuda_kernel"},
-        {"rodinia_pathfinder", "dynproc_kernel"},
-        {"cs_conv_rows", "convolutionRowsKernel"},   /* issue 13: d_Src moved in place */
-        {"cs_conv_cols", "convolutionColumnsKernel"},
+        {"cs_histogram256", "histogram256Kernel", NULL},
+        {"mmcv_tin_shift_fwd", "tin_shift_forward_cuda_kernel", NULL},
+        {"rodinia_pathfinder", "dynproc_kernel", NULL},
+        {"cs_conv_rows", "convolutionRowsKernel", NULL},   /* issue 13: d_Src moved in place */
+        {"cs_conv_cols", "convolutionColumnsKernel", NULL},
+        /* session 52: ToFlatIdx, a value call; instantiated as the spec's float */
+        {"shoc_stencil2d", "StencilKernel",
+         "\ntemplate __global__ void StencilKernel<float>(float *, float *, int, int, float, float, float);\n"},
+        /* session 52: Loc2Index, a value call, in the taps' inner loop (after its `continue`) */
+        {"mmcv_carafe_naive_fwd", "carafe_naive_forward_cuda_kernel",
+         "\ntemplate __global__ void carafe_naive_forward_cuda_kernel<float>(const int, const float *, const float *, "
+         "float *, const int, const int, const int, const int, const int, const int);\n"},
     };
     for (size_t i = 0; i < HK_ARRAY_LEN(ks); i++) {
         fixture fx;
@@ -706,7 +922,7 @@ static void wild_kernels_compile(void **state)
             assert_non_null(strstr(r.text, "hk: load_batching"));
             char name[160];
             snprintf(name, sizeof name, "%s_k%d", ks[i].id, K);
-            rwf_nvcc_compiles_with(&r, "", "batch", name);
+            rwf_nvcc_compiles_with(&r, ks[i].inst ? ks[i].inst : "", "batch", name);
             rw_result_free(&r);
         }
         unload(&fx);

@@ -358,6 +358,24 @@ static const char k_tloc[] =
 
 /* Drivers: grids of G blocks (some not multiples of F), outputs G + 8 with a sentinel past
  * the last (EMU_PAIR sets -7 everywhere and compares bit for bit). */
+/* session 52: functional casts to arithmetic types in the copied part (Rodinia cfd's
+ * `step_factors[i] / float(RK + 1 - j)`): conversions, no call that may write memory */
+static const char k_cast[] =
+    "__global__ void cast_scale(const float *in, float *out, int k, int n)\n"
+    "{\n"
+    "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "    int j = i < n ? i : n - 1;\n"
+    "    float f = in[j] / float(k + 1);\n"
+    "    float g = float(double(in[j]) * 0.5) + float(bool(j & 1));\n"
+    "    if (i < n)\n"
+    "        out[i] = f * 3.0f + g;\n"
+    "}\n";
+static const char d_cast[] =
+    "for (int G : {1, 3, 8, 13}) for (int B : {32, 64}) {\n"
+    "    const int n = G * B - 7;\n"
+    "    emu::buf<float> in(G * B); in.fill(G + B);\n"
+    "    PAIR(float, \"cast\", G * B + 8, emu::launch(dim3(G), dim3(B), 0, [&] { NS::cast_scale(in, out, G, n); }));\n"
+    "}\n";
 static const char d_partials[] =
     "for (int G : {1, 3, 8, 13}) for (int B : {64, 128}) {\n"
     "    const int n = G * 2 * B - 5;\n"
@@ -494,6 +512,18 @@ static void emulated_runs(void **state)
         add_case("dyn", k_dyn, "dyn_rev", fs[i], d_dyn);
         add_case("rb", k_rb, "rb", fs[i], d_rb);
         add_case("rowp", k_rowp, "rowsum", fs[i], d_rowp);
+        add_case("cast", k_cast, "cast_scale", fs[i], d_cast);
+    }
+    /* broken on purpose, the casts' kernel: block b+1's rest using block b's scale */
+    {
+        int p2[RW_MAX_PARAMS] = {2};
+        char *c2 = emu_rewrite(k_cast, "cast_scale", "fused_blocks", p2);
+        assert_non_null(strstr(c2, "float f_hk1 = in[j_hk1] / float(k + 1);"));
+        char *mixed = emu_replaced_all(c2, "out[i_hk1] = f_hk1 * 3.0f + g_hk1;", "out[i_hk1] = f * 3.0f + g_hk1;");
+        assert_true(strcmp(mixed, c2) != 0);
+        emu_batch_add_pair(&batch, "broken_cast_scale", k_cast, mixed, EMU_PAIR, d_cast, EMU_DIFFERS);
+        free(mixed);
+        free(c2);
     }
     /* broken on purpose, the hoisted store: block b+1 stores block b's value, and block b+1's
      * value loaded at the leader's index */
