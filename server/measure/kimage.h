@@ -99,11 +99,14 @@ int kimage_ptx_clocks_file(const char *path, kimage_clocks *out);
  * clock64() and llvm.readcyclecounter become on gfx9), s_memrealtime and s_sendmsg_rtn
  * (KIMAGE_READS_GLOBALTIMER: wall_clock64(), MSG_RTN_GET_REALTIME), s_getreg of a cycle,
  * time or performance register (HW_REG_SHADER_CYCLES: CLOCK, *PERF*: PMCOUNTER); mnemonics
- * in any case, after a label too. KIMAGE_PTX_DIRECTIVE here: an assembler line that can
+ * in any case, after labels (names or quoted, any length), blanks and comments (`;`, `//`,
+ * block comments across lines; a CR ends a statement as a LF does): read as LLVM's
+ * assembler lexes the text. KIMAGE_PTX_DIRECTIVE here: an assembler line that can
  * spell an instruction out of pieces or raw words -- any directive inside inline asm (the
- * compiler's ;;#ASMSTART .. ;;#ASMEND), .macro/.rept/.irp/.include/.incbin/.inst and
- * section stacking anywhere, data directives (.long, .byte ...) in a code section, an
- * s_getreg of a register by number. Pure; the file form reads in chunks, no size cap.
+ * compiler's ;;#ASMSTART .. ;;#ASMEND), .macro/.rept/.irp/.include/.incbin/.inst/.reloc and
+ * section stacking anywhere, data directives (.long, .byte, .float, .dc.* ...) and fills
+ * (.p2align N, FILL) in a code section, an s_getreg of a register by number or expression
+ * (anything but hwreg(HW_REG_NAME ...)). Pure; the file form reads in chunks, no size cap.
  * HK_OK, HK_ENOENT, HK_EIO. */
 void kimage_asm_clocks(const char *text, size_t len, kimage_clocks *out);
 int kimage_asm_clocks_file(const char *path, kimage_clocks *out);
