@@ -66,8 +66,14 @@
  * body, an alias, ifunc, weakref or symver attribute or an asm label (they define or rename
  * host symbols; class bodies are read for them too); a `__host__ __device__` function
  * definition -- compiled for the host too -- or a friend defined in a class, with C
- * linkage, a global operator new or delete, a harness or C library name, or a member of a
- * library's namespace (std, cuda ...): it would replace the library's function; a
+ * linkage, a global operator new or delete, or a member of a library's namespace (std,
+ * cuda ...): it would replace the library's function; any other such function (or a friend
+ * without `__device__`) outside a scope of the candidate's own -- a namespace, class,
+ * struct or union the candidate defines, the baseline's text never names and no library
+ * owns (not inline, not unnamed) -- unless an operator or hidden friend with a parameter of
+ * such a class, or a member of one defined out of line (session 52: whatever its name; the
+ * host code's lookup and the libraries' symbols reach no such scope); a `using` that brings
+ * such a namespace into another scope; a
  * destructor compiled for the host in a new type (a __device__ variable's host copy runs it
  * at exit); the static inline members of a class that a typedef or
  * alias declaration defines; and a _Pragma in a namespace head. And, in the
