@@ -105,6 +105,8 @@ typedef struct {
     strmap base_items, base_dirs, base_funcs, base_viol, base_trig, base_blocks;
     strmap host_ids, macros, danger, danger0;
     strmap base_names;  /* every identifier of the baseline (code and preprocessor lines) */
+    strmap base_host_names; /* identifiers of the baseline's host items and host-compiled
+                             * functions: what its host code uses */
     strmap cand_scopes; /* names the candidate gives a namespace, class, struct or union */
     struct hk_buf key, lit;
     pending f;
@@ -1718,6 +1720,20 @@ static int scan_base(hc *h)
         if ((rc = item_key(pt, &h->bs, it, &h->key)) ||
             (rc = map_add(&h->base_items, h->key.data, h->key.len)))
             break;
+        /* session 52: the names the baseline's host code uses -- its host items, and its
+         * functions compiled for the host (a `__host__ __device__` head) */
+        size_t hp = skip_templates(pt, it->a, it->b), hb = hp;
+        while (hb < it->b && !is_p(&pt->t[hb], "{") && !is_p(&pt->t[hb], "="))
+            hb++;
+        bool host_item = (c.kind != IK_ALLOWED && c.kind != IK_TYPE) ||
+                         (c.kind == IK_ALLOWED &&
+                          depth0_has(pt, hp, hb, (const char *const[]){"__host__", NULL}));
+        for (size_t k = it->a; host_item && k < it->b && !rc; k++)
+            if (pt->t[k].kind == TK_IDENT)
+                rc = map_add(&h->base_host_names, pt->s + pt->t[k].start,
+                             pt->t[k].end - pt->t[k].start);
+        if (rc)
+            break;
         if (c.kind == IK_FUNC && c.name != NONE) {
             size_t len;
             const char *p = tok_text(pt, &pt->t[c.name], &len);
@@ -2204,6 +2220,92 @@ static void check_alias_types(hc *h, const ptext *pt, size_t a, size_t b)
     }
 }
 
+/* Session 52: a type the baseline's host code uses, defined again differently by the
+ * candidate (a struct's members reordered or resized, a typedef or alias to another type, an
+ * enumerator's value): the host code kept from the baseline would be compiled against the
+ * candidate's definition while the device code reads it as the candidate wrote it, so
+ * buffers the host allocates or fills by the old layout are read by the new one. Checked on
+ * type definitions, typedefs, alias declarations and enumerators of an item that is not the
+ * baseline's; the names the host code uses are base_host_names. Reports the first name. */
+static void check_host_types(hc *h, const ptext *pt, size_t a, size_t b)
+{
+    const tok *t = pt->t;
+    size_t p = skip_templates(pt, a, b);
+    if (p >= b)
+        return;
+    size_t name = NONE;
+    bool typedef_ = tok_eq(pt, &t[p], "typedef"), using_ = tok_eq(pt, &t[p], "using");
+    if (using_ && p + 2 < b && t[p + 1].kind == TK_IDENT && is_p(&t[p + 2], "="))
+        name = p + 1; /* using T = ...; */
+    size_t depth = 0, last_ident = NONE;
+    bool in_enum_body = false;
+    size_t enum_depth = 0;
+    for (size_t k = p; k < b && name == NONE; k++) {
+        const tok *tk = &t[k];
+        if ((tok_eq(pt, tk, "struct") || tok_eq(pt, tk, "class") || tok_eq(pt, tk, "union") ||
+             tok_eq(pt, tk, "enum")) &&
+            !(k > p && tok_eq(pt, &t[k - 1], "enum"))) {
+            size_t j = k + 1;
+            if (tok_eq(pt, tk, "enum") && j < b &&
+                (tok_eq(pt, &t[j], "class") || tok_eq(pt, &t[j], "struct")))
+                j++;
+            for (;;) { /* attributes before the name */
+                if (j + 1 < b && tok_in(pt, &t[j], attr_words) && is_p(&t[j + 1], "("))
+                    j = match_close(t, j + 1, b) + 1;
+                else if (j + 1 < b && is_p(&t[j], "[") && is_p(&t[j + 1], "["))
+                    j = match_close(t, j, b) + 1;
+                else if (j < b && tok_in(pt, &t[j], device_words))
+                    j++;
+                else
+                    break;
+            }
+            size_t e = j + 1;
+            if (e < b && tok_eq(pt, &t[e], "final"))
+                e++;
+            if (j < b && t[j].kind == TK_IDENT && e < b &&
+                (is_p(&t[e], "{") || is_p(&t[e], ":") || is_p(&t[e], "<")) &&
+                map_has(&h->base_host_names, pt->s + t[j].start, t[j].end - t[j].start))
+                name = j;
+            if (tok_eq(pt, tk, "enum")) {
+                in_enum_body = true;
+                enum_depth = depth + 1;
+            }
+            continue;
+        }
+        if (is_open(tk)) {
+            depth++;
+            continue;
+        }
+        if (is_close(tk)) {
+            if (in_enum_body && depth == enum_depth && is_p(tk, "}"))
+                in_enum_body = false;
+            depth -= depth > 0;
+            continue;
+        }
+        /* an enumerator: first in its body or after a comma at the body's depth */
+        if (in_enum_body && depth == enum_depth && tk->kind == TK_IDENT &&
+            (is_p(&t[k - 1], "{") || is_p(&t[k - 1], ",")) &&
+            map_has(&h->base_host_names, pt->s + tk->start, tk->end - tk->start))
+            name = k;
+        /* a typedef's names: identifiers at depth 0 right before `,` or the end */
+        if (typedef_ && depth == 0 && tk->kind == TK_IDENT)
+            last_ident = k;
+        if (typedef_ && depth == 0 && (is_p(tk, ",") || is_p(tk, ";")) && last_ident != NONE &&
+            map_has(&h->base_host_names, pt->s + t[last_ident].start,
+                    t[last_ident].end - t[last_ident].start))
+            name = last_ident;
+    }
+    if (typedef_ && name == NONE && last_ident != NONE &&
+        map_has(&h->base_host_names, pt->s + t[last_ident].start,
+                t[last_ident].end - t[last_ident].start))
+        name = last_ident;
+    if (using_ && name != NONE && name == p + 1 &&
+        !map_has(&h->base_host_names, pt->s + t[name].start, t[name].end - t[name].start))
+        name = NONE;
+    if (name != NONE)
+        report_name(h, t[a].start, EN(HC_HOST_TYPE), pt, &t[name]);
+}
+
 static int scan_items(hc *h)
 {
     ptext *pt = &h->cand;
@@ -2233,6 +2335,7 @@ static int scan_items(hc *h)
             if ((rc = check_tokens(h, pt, pt->t, it->a, it->b)))
                 break;
             check_hidden_decls(h, pt, it->a, it->b);
+            check_host_types(h, pt, it->a, it->b);
             if (c.kind == IK_TYPE)
                 check_type_members(h, pt, c.body, c.close);
             else
@@ -2557,6 +2660,7 @@ out:
     map_free(&h.danger);
     map_free(&h.danger0);
     map_free(&h.base_names);
+    map_free(&h.base_host_names);
     map_free(&h.cand_scopes);
     hk_buf_free(&h.key);
     hk_buf_free(&h.lit);

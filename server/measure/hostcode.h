@@ -32,7 +32,10 @@
  *    every other declarator needs its own);
  *  - a type definition (struct/class/union/enum, typedef, using, namespace alias), unless
  *    it also declares a variable (`struct S {...} s;`), or has a `static inline` data
- *    member that is not constexpr or a constant scalar (a host variable in disguise);
+ *    member that is not constexpr or a constant scalar (a host variable in disguise), or
+ *    defines again a type, typedef, alias or enumerator whose name the baseline's host items
+ *    or host-compiled functions use (session 52: the kept host code would be compiled
+ *    against the candidate's layout);
  *  - a constexpr variable; a static_assert; a declaration without a body or initializer
  *    that is `extern` or reads as a function prototype (parameters that can only be
  *    declarations: `int f(T x);` yes, `S s(x);` no);

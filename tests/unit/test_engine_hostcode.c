@@ -1091,6 +1091,86 @@ static void test_host_device_reach(void **state)
     free(c);
 }
 
+/* Session 52: a type the kept host code uses, defined differently by the candidate. */
+static const char TYPED_BASE[] =
+    "#include <cuda_runtime.h>\n"
+    "struct Params { float a; int n; };\n"
+    "typedef float real_t;\n"
+    "enum Mode { MODE_FAST = 1, MODE_EXACT = 2 };\n"
+    "struct Tile { float v[32]; };\n"
+    "__global__ void scale(Params p, const real_t *x, real_t *y)\n"
+    "{\n"
+    "    __shared__ Tile t;\n"
+    "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "    t.v[threadIdx.x % 32] = x[i];\n"
+    "    if (i < p.n)\n"
+    "        y[i] = p.a * t.v[threadIdx.x % 32];\n"
+    "}\n"
+    "void launch(const real_t *x, real_t *y, float a, int n)\n"
+    "{\n"
+    "    Params p = {a, n};\n"
+    "    Mode m = MODE_FAST;\n"
+    "    scale<<<(n + 255) / 256, 256>>>(p, x, y);\n"
+    "    (void)m;\n"
+    "}\n";
+
+static void typed_finding(const char *old, const char *repl, const char *line, const char *name)
+{
+    char *c = replace(TYPED_BASE, old, repl);
+    hostcode_finding f;
+    assert_int_equal(hostcode_check(TYPED_BASE, strlen(TYPED_BASE), c, strlen(c), &f), HK_OK);
+    if (!f.found)
+        fail_msg("no finding for: %s", repl);
+    char why[512];
+    snprintf(why, sizeof why,
+             "a type the host code uses, defined differently from the baseline's (its size, "
+             "layout or values would differ between the host code and the device code) (%s)",
+             name);
+    assert_string_equal(f.why, why);
+    assert_int_equal(f.line, line_of(c, line));
+    hostcode_finding_clear(&f);
+    free(c);
+}
+
+static void typed_clean(const char *old, const char *repl)
+{
+    char *c = replace(TYPED_BASE, old, repl);
+    hostcode_finding f;
+    assert_int_equal(hostcode_check(TYPED_BASE, strlen(TYPED_BASE), c, strlen(c), &f), HK_OK);
+    if (f.found)
+        fail_msg("unexpected finding at line %u: %s -- %s", f.line, f.why, f.quote);
+    free(c);
+}
+
+static void test_host_types(void **state)
+{
+    (void)state;
+    /* each was CLEAN with main's hostcode.c: a type definition was allowed whatever it was */
+    typed_finding("struct Params { float a; int n; };", "struct Params { int n; float a; };",
+                  "struct Params", "Params"); /* members reordered: launch's {a, n} */
+    typed_finding("struct Params { float a; int n; };",
+                  "struct __align__(16) Params { float a; int n; };", "struct __align__", "Params");
+    typed_finding("typedef float real_t;", "typedef double real_t;", "typedef double", "real_t");
+    typed_finding("typedef float real_t;", "using real_t = __half;", "using real_t", "real_t");
+    typed_finding("enum Mode { MODE_FAST = 1, MODE_EXACT = 2 };",
+                  "enum Mode { MODE_FAST = 2, MODE_EXACT = 1 };", "enum Mode", "Mode");
+    typed_finding("enum Mode { MODE_FAST = 1, MODE_EXACT = 2 };",
+                  "enum Mode2 { MODE_FAST = 2, MODE_EXACT = 1 };", "enum Mode2", "MODE_FAST");
+    typed_finding("struct Params { float a; int n; };",
+                  "template <typename T> struct Box { T v; };\n"
+                  "template <> struct Box<int> { long v; };\n"
+                  "typedef struct { int n; float a; } Params;", "typedef struct", "Params");
+    /* clean: the same types reformatted, a device-only type changed, new types, a forward
+     * declaration and an elaborated use of a host type, the kernel changed */
+    typed_clean("struct Params { float a; int n; };", "struct Params {\n  float a;\n  int n;\n};");
+    typed_clean("struct Tile { float v[32]; };", "struct Tile { float v[33]; };");
+    typed_clean("struct Tile { float v[32]; };",
+                "struct Tile { float v[32]; };\nstruct Acc { double s; };\n"
+                "enum class Lane : int { lo, hi };\nusing acc_t = double;\n"
+                "struct Params;\n__device__ struct Params *last_params;\n");
+    typed_clean("        y[i] = p.a * t.v[threadIdx.x % 32];", "        y[i] = __fmul_rn(p.a, x[i]);");
+}
+
 static void test_said_zh(void **state)
 {
     (void)state;
@@ -1138,6 +1218,7 @@ int main(void)
         cmocka_unit_test(test_out_of_memory),
         cmocka_unit_test(test_host_in_device_disguise),
         cmocka_unit_test(test_host_device_reach),
+        cmocka_unit_test(test_host_types),
         cmocka_unit_test(test_said_zh),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
