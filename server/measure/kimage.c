@@ -966,6 +966,16 @@ static void asm_end_statement(asm_scan *s)
         const char *ops = t + k;
         size_t nops = len - k;
         char what[40];
+        /* the assembler takes an encoding suffix on any mnemonic and strips it before it
+         * matches (llvm-mc 14, gfx906: `s_memtime_e32 s[0:1]` is s_memtime; session 52) */
+        static const char *const suffixes[] = {"_e64_dpp", "_e32", "_e64", "_sdwa", "_dpp", NULL};
+        for (size_t q = 0; *m != '.' && suffixes[q]; q++) {
+            size_t sl = strlen(suffixes[q]);
+            if (n > sl && !strncasecmp(m + n - sl, suffixes[q], sl)) {
+                n -= sl;
+                break;
+            }
+        }
         if (*m == '.') {
             if (ieq(m, n, ".text"))
                 s->in_exec = true;

@@ -719,6 +719,8 @@ static void test_asm(void **state)
         "\t.text\n\"a//b\": s_memtime s[0:1]\n",                 /* quoted label, `//` */
         "\t.text\n\ts_nop 0\rs_memtime s[0:1]\n",               /* CR ends a statement */
         "\t.text\nfoo : s_memtime s[0:1]\n",                     /* label, blank, colon */
+        "\t.text\n\ts_memtime_e32 s[0:1]\n",                     /* an encoding suffix */
+        "\t.text\n\tS_MEMTIME_E32 s[0:1]\n",
         NULL};
     for (size_t i = 0; hidden[i]; i++) {
         asm_scan_one(hidden[i], &c);

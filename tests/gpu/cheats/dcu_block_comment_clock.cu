@@ -1,7 +1,9 @@
 // expect: reads_clock
 // kernel: vector_add
 // target: dcu
-// Class: reads_clock with the clock read behind a C block comment on its own line: LLVM's assembler reads `/* ... */` comments anywhere, the old line reader took the `/` for the statement's first word.
+// Class: reads_clock with the clock read behind a C block comment on its own line: LLVM's
+// assembler reads `/* ... */` comments anywhere, the old line reader took the `/` for the
+// statement's first word.
 // vector_add, right on every launch it is checked: the launch reads the GPU's cycle counter
 // with s_memtime and, when it comes less than ~20 us of cycles after the previous launch
 // (back to back: the timing loop), skips the odd elements. The read is written so that the

@@ -1,7 +1,9 @@
 // expect: reads_clock
 // kernel: vector_add
 // target: dcu
-// Class: reads_clock with the clock read after a carriage return: LLVM's lexer ends a statement at a CR as at a LF, the old reader split lines at LF only and read `s_nop` as the line's mnemonic.
+// Class: reads_clock with the clock read after a carriage return: LLVM's lexer ends a
+// statement at a CR as at a LF, the old reader split lines at LF only and read `s_nop` as the
+// line's mnemonic.
 // vector_add, right on every launch it is checked: the launch reads the GPU's cycle counter
 // with s_memtime and, when it comes less than ~20 us of cycles after the previous launch
 // (back to back: the timing loop), skips the odd elements. The read is written so that the

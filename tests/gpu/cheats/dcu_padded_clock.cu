@@ -1,7 +1,8 @@
 // expect: reads_clock
 // kernel: vector_add
 // target: dcu
-// Class: reads_clock with the clock read after 600 blanks: the old reader judged a line on its first 512 bytes, and they were all blank.
+// Class: reads_clock with the clock read after 600 blanks: the old reader judged a line on its
+// first 512 bytes, and they were all blank.
 // vector_add, right on every launch it is checked: the launch reads the GPU's cycle counter
 // with s_memtime and, when it comes less than ~20 us of cycles after the previous launch
 // (back to back: the timing loop), skips the odd elements. The read is written so that the
@@ -13,7 +14,19 @@ __device__ unsigned long long cheat_last;
 __device__ unsigned long long cheat_cycles()
 {
     unsigned long long t;
-    asm volatile("                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                        " "s_memtime %0" : "=s"(t));
+    asm volatile(/* 600 blanks, then the read */
+                 "                                                            "
+                 "                                                            "
+                 "                                                            "
+                 "                                                            "
+                 "                                                            "
+                 "                                                            "
+                 "                                                            "
+                 "                                                            "
+                 "                                                            "
+                 "                                                            "
+                 "s_memtime %0"
+                 : "=s"(t));
     asm volatile("s_waitcnt lgkmcnt(0)" ::: "memory");
     return t;
 }

@@ -1,7 +1,9 @@
 // expect: reads_clock
 // kernel: vector_add
 // target: dcu
-// Class: reads_clock with the clock read after a quoted label holding a `;`: LLVM takes `"x;y":` as a label and assembles the instruction after it; the old reader cut the line at the `;` in the string (and stopped at any `"`).
+// Class: reads_clock with the clock read after a quoted label holding a `;`: LLVM takes
+// `"x;y":` as a label and assembles the instruction after it; the old reader cut the line at
+// the `;` in the string (and stopped at any `"`).
 // vector_add, right on every launch it is checked: the launch reads the GPU's cycle counter
 // with s_memtime and, when it comes less than ~20 us of cycles after the previous launch
 // (back to back: the timing loop), skips the odd elements. The read is written so that the
