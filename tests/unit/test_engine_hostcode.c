@@ -1194,6 +1194,40 @@ static void test_said_zh(void **state)
     said_zh_of(c, "a macro that stringifies or pastes tokens (the scan cannot see what it makes)",
                "第 %u 行：把记号字符串化或拼接的宏（扫描看不到它生成什么）：%s");
     free(c);
+    /* session 52's findings */
+    c = insert_before(BASE, "__global__", "__host__ __device__ int rand(void) { return 4; }\n");
+    said_zh_of(c,
+               "a function compiled for the host too (__host__ __device__, or a friend without "
+               "__device__) where the host code can reach it: outside a namespace or class of the "
+               "candidate's own it can replace, or win the overload of, a function the host code "
+               "calls; make it __device__ or put it in a namespace of its own",
+               "第 %u 行：同时为主机端编译的函数（__host__ __device__，或未标 __device__ 的友元）"
+               "位于主机代码可触及之处：不在候选代码自有的命名空间或类中时，它可能替换主机代码调用"
+               "的函数，或在重载解析中胜出；请改为 __device__，或放入自有的命名空间：%s");
+    free(c);
+    c = insert_before(BASE, "__global__", "namespace mine { }\nusing namespace mine;\n");
+    said_zh_of(c,
+               "a using-directive or using-declaration that brings the candidate's own namespace "
+               "into a scope the host code reads (its functions would take part in the host "
+               "code's calls)",
+               "第 %u 行：把候选代码自有命名空间引入主机代码所在作用域的 using 指令或 using 声明"
+               "（其中的函数会参与主机代码的调用解析）：%s");
+    free(c);
+    {
+        char *t = replace(TYPED_BASE, "typedef float real_t;", "typedef double real_t;");
+        hostcode_finding f;
+        assert_int_equal(hostcode_check(TYPED_BASE, strlen(TYPED_BASE), t, strlen(t), &f), HK_OK);
+        assert_true(f.found);
+        char *stored = hk_asprintf(hk_tr_in(HK_LANG_EN, HK_MSG_HC_AT), f.line, f.why, f.quote);
+        char *want = hk_asprintf("第 %u 行：与基线定义不同的、主机端代码使用的类型（主机端与设备端"
+                                 "代码对其大小、布局或取值的理解将不一致）（real_t）：%s",
+                                 f.line, f.quote);
+        said_zh_check(stored, want, NULL, true);
+        hk_free(want);
+        hk_free(stored);
+        hostcode_finding_clear(&f);
+        free(t);
+    }
     assert_int_equal(hk_alloc_live(), live);
 }
 
