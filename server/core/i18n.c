@@ -7738,6 +7738,8 @@ static const struct hk_msg_entry msgs[HK_MSG_COUNT] = {
       "同时为主机端编译的函数（__host__ __device__，或未标 __device__ 的友元）位于主机代码可触及之处：不在候选代码自有的命名空间或类中时，它可能替换主机代码调用的函数，或在重载解析中胜出；请改为 __device__，或放入自有的命名空间"),
     M(HC_HOST_TYPE, "a type the host code uses, defined differently from the baseline's (its size, layout or values would differ between the host code and the device code)",
       "与基线定义不同的、主机端代码使用的类型（主机端与设备端代码对其大小、布局或取值的理解将不一致）"),
+    M(HC_ASM_MARKER, "a string or word holding the compiler's inline-asm marker (#ASMSTART, #ASMEND): the referee reads a DCU's assembly by them",
+      "包含编译器内联汇编标记（#ASMSTART、#ASMEND）的字符串或单词：裁判据此读取 DCU 的汇编"),
     M(HC_USING_OWN_NAMESPACE, "a using-directive or using-declaration that brings the candidate's own namespace into a scope the host code reads (its functions would take part in the host code's calls)",
       "把候选代码自有命名空间引入主机代码所在作用域的 using 指令或 using 声明（其中的函数会参与主机代码的调用解析）"),
     F(HC_MACRO_DECLS_NAMED, "a macro that expands to declarations used outside a function body (%s)",

@@ -60,7 +60,8 @@
  * Also findings, in any item or new #define not identical to the baseline's: the
  * identifiers constructor / destructor (__attribute__((constructor)) and its spellings);
  * `.incbin` or `.include` in a string literal (adjacent literals joined, escapes decoded,
- * case ignored) or as tokens (a baseline macro could stringify them); a _Pragma other
+ * case ignored) or as tokens (a baseline macro could stringify them), and `#ASMSTART` /
+ * `#ASMEND` the same way (clang's inline-asm markers, session 52); a _Pragma other
  * than unroll that the baseline does not have; in device-kind items, a `;` inside
  * parentheses outside a body or a candidate macro that expands to `;`, braces or a
  * constructor attribute used outside a body (declarations hidden in a macro), or to a `,`

@@ -804,6 +804,8 @@ int kimage_ptx_clocks_file(const char *path, kimage_clocks *out)
 #define KIMAGE_ASM_LINE 512
 
 enum { LBL_EMPTY, LBL_NAME, LBL_STRING, LBL_AFTER, LBL_OTHER };
+enum { ASM_SGPRS = 128, ASM_CALLS = 64, ASM_FUNCS = 4096 };
+enum { SR_OTHER, SR_GETPC, SR_REL }; /* what last wrote an SGPR */
 
 typedef struct {
     kimage_clocks *out;
@@ -822,6 +824,20 @@ typedef struct {
     bool space;       /* blanks since the last kept byte */
     int lbl;          /* LBL_*: what the statement so far is, for a label's ':' */
     char prev;        /* the previous byte of code (for "//" and "/ *") */
+    /* calls (session 52): what last wrote each SGPR, so that a call or jump through a
+     * register pair is known for a direct one (s_getpc_b64, then SYM@rel32@lo / @hi added
+     * to the pair) or not; each direct call's SYM must be a function of the file */
+    unsigned char sreg[ASM_SGPRS];
+    uint64_t sym[ASM_SGPRS];
+    struct {
+        uint64_t h;
+        long line;
+        char text[160];
+    } calls[ASM_CALLS];
+    size_t ncalls;
+    uint64_t funcs[ASM_FUNCS];
+    size_t nfuncs;
+    bool calls_over;
 } asm_scan;
 
 static bool asm_name_char(char c)
@@ -908,6 +924,178 @@ static bool has_fill(const char *ops, size_t n)
     return false;
 }
 
+static uint64_t asm_hash(const char *p, size_t n)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ (unsigned char)p[i]) * 1099511628211ull;
+    return h | 1; /* never 0 */
+}
+
+/* The SGPR range an operand at p names (sN, s[N:M], any case): *lo, *hi; false if none. */
+static bool asm_sreg(const char *p, size_t n, size_t *lo, size_t *hi)
+{
+    if (n < 2 || (p[0] != 's' && p[0] != 'S'))
+        return false;
+    size_t k = 1;
+    bool range = p[1] == '[';
+    k += range;
+    size_t a = 0, b, digits = 0;
+    while (k < n && p[k] >= '0' && p[k] <= '9' && digits < 4)
+        a = a * 10 + (size_t)(p[k++] - '0'), digits++;
+    if (!digits)
+        return false;
+    b = a;
+    if (range) {
+        if (k >= n || p[k] != ':')
+            return false;
+        k++;
+        b = 0;
+        digits = 0;
+        while (k < n && p[k] >= '0' && p[k] <= '9' && digits < 4)
+            b = b * 10 + (size_t)(p[k++] - '0'), digits++;
+        if (!digits || k >= n || p[k] != ']' || b < a)
+            return false;
+    } else if (k < n && asm_name_char(p[k])) {
+        return false; /* s_..., a symbol */
+    }
+    *lo = a;
+    *hi = b;
+    return true;
+}
+
+static void asm_sreg_set(asm_scan *s, size_t lo, size_t hi, unsigned char st, uint64_t sym)
+{
+    for (size_t r = lo; r <= hi && r < ASM_SGPRS; r++) {
+        s->sreg[r] = st;
+        s->sym[r] = sym;
+    }
+}
+
+/* SYM of an operand `SYM@rel32@lo+4` / `SYM@rel32@hi+12` in ops, hashed; 0 if none. */
+static uint64_t asm_rel32(const char *ops, size_t n, const char *part)
+{
+    const char *at = memmem(ops, n, part, strlen(part));
+    if (!at)
+        return 0;
+    const char *b = at;
+    while (b > ops && (asm_name_char(b[-1])))
+        b--;
+    return b < at ? asm_hash(b, (size_t)(at - b)) : 0;
+}
+
+/* Calls and register tracking for one statement (mnemonic m, n bytes; operands ops). */
+static void asm_calls(asm_scan *s, const char *m, size_t n, const char *ops, size_t nops,
+                      const char *t, size_t len)
+{
+    static const char *const transfers[] = {"s_setpc", "s_swappc", "s_call", "s_rfe",
+                                            "s_cbranch", "s_branch", "s_getpc", NULL};
+    char what[40];
+    if (s->in_asm)
+        for (size_t i = 0; transfers[i]; i++)
+            if (n >= strlen(transfers[i]) && !strncasecmp(m, transfers[i], strlen(transfers[i]))) {
+                /* inline asm that jumps or calls can enter another instruction's middle or
+                 * data; one that takes its own address can hand it to a call */
+                snprintf(what, sizeof what, "%.*s", (int)(n < 30 ? n : 30), m);
+                asm_found(s, KIMAGE_PTX_DIRECTIVE, what, t, len);
+                break;
+            }
+    size_t q = 0;
+    while (q < nops && ops[q] == ' ')
+        q++;
+    size_t lo, hi;
+    bool first = asm_sreg(ops + q, nops - q, &lo, &hi);
+    if (ieq(m, n, "s_swappc_b64") || ieq(m, n, "s_setpc_b64")) {
+        size_t c = ieq(m, n, "s_swappc_b64") ? 1 : 0, l2 = lo, h2 = hi;
+        bool ok = first;
+        if (c) { /* the target is the second operand */
+            const char *comma = memchr(ops, ',', nops);
+            ok = comma && first;
+            if (ok) {
+                size_t r = (size_t)(comma + 1 - ops);
+                while (r < nops && ops[r] == ' ')
+                    r++;
+                ok = asm_sreg(ops + r, nops - r, &l2, &h2);
+            }
+        }
+        bool ret = !c && ok && l2 == 30 && h2 == 31;
+        bool direct = ok && h2 == l2 + 1 && h2 < ASM_SGPRS && s->sreg[l2] == SR_REL &&
+                      s->sreg[h2] == SR_REL && s->sym[l2] == s->sym[h2];
+        if (!ret && !direct) {
+            snprintf(what, sizeof what, "%.*s", (int)(n < 30 ? n : 30), m);
+            asm_found(s, KIMAGE_PTX_DIRECTIVE, what, t, len); /* through a register */
+        } else if (direct) {
+            size_t i = 0;
+            while (i < s->ncalls && s->calls[i].h != s->sym[l2])
+                i++;
+            if (i == s->ncalls && s->ncalls < ASM_CALLS) {
+                s->calls[i].h = s->sym[l2];
+                s->calls[i].line = s->line;
+                snprintf(s->calls[i].text, sizeof s->calls[i].text, "%.*s",
+                         (int)(len < 150 ? len : 150), t);
+                s->ncalls++;
+            } else if (i == s->ncalls) {
+                s->calls_over = true;
+            }
+        }
+        if (c && first)
+            asm_sreg_set(s, lo, hi, SR_OTHER, 0);
+        return;
+    }
+    if (ieq(m, n, "s_getpc_b64") && first) {
+        asm_sreg_set(s, lo, hi, SR_GETPC, 0);
+        return;
+    }
+    if (first && lo == hi && lo < ASM_SGPRS && s->sreg[lo] == SR_GETPC &&
+        (ieq(m, n, "s_add_u32") || ieq(m, n, "s_addc_u32"))) {
+        uint64_t h = asm_rel32(ops, nops, ieq(m, n, "s_add_u32") ? "@rel32@lo" : "@rel32@hi");
+        asm_sreg_set(s, lo, hi, h ? SR_REL : SR_OTHER, h);
+        return;
+    }
+    if (first)
+        asm_sreg_set(s, lo, hi, SR_OTHER, 0);
+    /* inline asm may write any register it names (a carry-out is a second operand) */
+    for (size_t k = 0; s->in_asm && k < nops; k++)
+        if ((k == 0 || !asm_name_char(ops[k - 1])) && asm_sreg(ops + k, nops - k, &lo, &hi))
+            asm_sreg_set(s, lo, hi, SR_OTHER, 0);
+}
+
+/* A `.type NAME,@function` directive: NAME is a function of the file. */
+static void asm_type(asm_scan *s, const char *ops, size_t nops)
+{
+    size_t q = 0;
+    while (q < nops && ops[q] == ' ')
+        q++;
+    size_t e = q;
+    while (e < nops && asm_name_char(ops[e]))
+        e++;
+    if (e == q || !memmem(ops + e, nops - e, "@function", 9))
+        return;
+    if (s->nfuncs < ASM_FUNCS)
+        s->funcs[s->nfuncs++] = asm_hash(ops + q, e - q);
+    else
+        s->calls_over = true;
+}
+
+/* The end of the text: every direct call's symbol must be a function of the file (a call
+ * to a data symbol, `code@rel32`, runs its words). */
+static void asm_finish(asm_scan *s)
+{
+    for (size_t i = 0; i < s->ncalls; i++) {
+        bool fn = false;
+        for (size_t j = 0; j < s->nfuncs && !fn; j++)
+            fn = s->funcs[j] == s->calls[i].h;
+        if (!fn || s->calls_over) {
+            long line = s->line;
+            s->line = s->calls[i].line;
+            asm_found(s, KIMAGE_PTX_DIRECTIVE, "s_swappc_b64", s->calls[i].text,
+                      strlen(s->calls[i].text));
+            s->line = line;
+            return;
+        }
+    }
+}
+
 /* The statement kept so far (comments dropped, blanks squeezed, labels dropped), judged. */
 static void asm_end_statement(asm_scan *s)
 {
@@ -976,6 +1164,10 @@ static void asm_end_statement(asm_scan *s)
                 break;
             }
         }
+        if (*m == '.' && ieq(m, n, ".type"))
+            asm_type(s, ops, nops);
+        if (*m != '.')
+            asm_calls(s, m, n, ops, nops, t, len);
         if (*m == '.') {
             if (ieq(m, n, ".text"))
                 s->in_exec = true;
@@ -1119,6 +1311,7 @@ void kimage_asm_clocks(const char *text, size_t len, kimage_clocks *out)
     s.line = 1;
     asm_feed(&s, text, len);
     asm_end_statement(&s);
+    asm_finish(&s);
 }
 
 static void asm_feed_any(void *s, const char *p, size_t n)
@@ -1137,5 +1330,6 @@ int kimage_asm_clocks_file(const char *path, kimage_clocks *out)
     if (rc == HK_ENOENT)
         return rc;
     asm_end_statement(&s);
+    asm_finish(&s);
     return rc;
 }

@@ -106,7 +106,11 @@ int kimage_ptx_clocks_file(const char *path, kimage_clocks *out);
  * compiler's ;;#ASMSTART .. ;;#ASMEND), .macro/.rept/.irp/.include/.incbin/.inst/.reloc and
  * section stacking anywhere, data directives (.long, .byte, .float, .dc.* ...) and fills
  * (.p2align N, FILL) in a code section, an s_getreg of a register by number or expression
- * (anything but hwreg(HW_REG_NAME ...)). Pure; the file form reads in chunks, no size cap.
+ * (anything but hwreg(HW_REG_NAME ...)), an s_swappc/s_setpc that is neither a return
+ * (s_setpc_b64 s[30:31]) nor a direct call (its pair last written by s_getpc_b64 and
+ * SYM@rel32@lo/@hi, SYM a `.type SYM,@function` of the text: a function pointer or a data
+ * array called runs words the scan cannot see), and any jump, call or s_getpc in inline
+ * asm. Pure; the file form reads in chunks, no size cap.
  * HK_OK, HK_ENOENT, HK_EIO. */
 void kimage_asm_clocks(const char *text, size_t len, kimage_clocks *out);
 int kimage_asm_clocks_file(const char *path, kimage_clocks *out);

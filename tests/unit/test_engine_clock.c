@@ -787,6 +787,44 @@ static void test_asm(void **state)
         if (c.reads != 0)
             fail_msg("found in honest text (0x%x): %s", c.reads, clean[i]);
     }
+    /* calls (session 52): through a register (a function pointer: hipcc's readfirstlane then
+     * s_swappc), a direct call to a data symbol (its words run), a jump that is no return,
+     * and any jump, call or s_getpc in inline asm are reads the reader cannot judge */
+    static const char *const calls_bad[] = {
+        "\t.text\n\tv_readfirstlane_b32 s16, v3\n\tv_readfirstlane_b32 s17, v4\n"
+        "\ts_swappc_b64 s[30:31], s[16:17]\n",
+        "\t.text\n\ts_getpc_b64 s[16:17]\n\ts_add_u32 s16, s16, code@rel32@lo+4\n"
+        "\ts_addc_u32 s17, s17, code@rel32@hi+12\n\ts_swappc_b64 s[30:31], s[16:17]\n"
+        "\t.type\tcode,@object\n",
+        "\t.text\n\ts_getpc_b64 s[16:17]\n\ts_add_u32 s16, s16, f@rel32@lo+4\n"
+        "\ts_addc_u32 s17, s17, f@rel32@hi+12\n\ts_mov_b32 s16, s4\n"
+        "\ts_swappc_b64 s[30:31], s[16:17]\n\t.type\tf,@function\n",
+        "\t.text\n\ts_setpc_b64 s[4:5]\n",
+        "\t.text\n\t;;#ASMSTART\n\ts_branch .LBB0_3\n\t;;#ASMEND\n",
+        "\t.text\n\t;;#ASMSTART\n\ts_getpc_b64 s[0:1]\n\t;;#ASMEND\n",
+        "\t.text\n\t;;#ASMSTART\n\ts_cbranch_scc0 lbl\n\t;;#ASMEND\n",
+        NULL};
+    for (size_t i = 0; calls_bad[i]; i++) {
+        asm_scan_one(calls_bad[i], &c);
+        if (c.reads != KIMAGE_PTX_DIRECTIVE)
+            fail_msg("call not found (0x%x): %s", c.reads, calls_bad[i]);
+    }
+    /* honest: a direct call to a function of the file (defined before or after), a return,
+     * the compiler's own branches */
+    static const char *const calls_ok[] = {
+        "\t.text\n\t.type\tf,@function\nf:\n\ts_setpc_b64 s[30:31]\n"
+        "\ts_getpc_b64 s[16:17]\n\ts_add_u32 s16, s16, f@rel32@lo+4\n"
+        "\ts_addc_u32 s17, s17, f@rel32@hi+12\n\ts_swappc_b64 s[30:31], s[16:17]\n",
+        "\t.text\n\ts_getpc_b64 s[16:17]\n\ts_add_u32 s16, s16, g@rel32@lo+4\n"
+        "\ts_addc_u32 s17, s17, g@rel32@hi+12\n\ts_mov_b32 s4, s16\n"
+        "\ts_swappc_b64 s[30:31], s[16:17]\n\t.type\tg,@function\n",
+        "\t.text\n\ts_cbranch_execz .LBB0_2\n\ts_branch .LBB0_3\n.LBB0_2:\n\ts_endpgm\n",
+        NULL};
+    for (size_t i = 0; calls_ok[i]; i++) {
+        asm_scan_one(calls_ok[i], &c);
+        if (c.reads != 0)
+            fail_msg("honest call found (0x%x): %s", c.reads, calls_ok[i]);
+    }
     /* line numbers still count LF lines only (a CR LF is one line) */
     asm_scan_one("\t.text\r\n\ts_nop 0\r\n\ts_memtime s[0:1]\n", &c);
     assert_int_equal(c.line[0], 25); /* the third line of the extra (test above: 24 the second) */
@@ -905,7 +943,8 @@ static void test_asm_device_heap(void **state)
     (void)state;
     kimage_clocks c;
     asm_scan_one("\t.text\n\ts_getpc_b64 s[16:17]\n\ts_add_u32 s16, s16, __ockl_dm_alloc@rel32@lo+4\n"
-                 "\ts_addc_u32 s17, s17, __ockl_dm_alloc@rel32@hi+12\n\ts_swappc_b64 s[30:31], s[16:17]\n",
+                 "\ts_addc_u32 s17, s17, __ockl_dm_alloc@rel32@hi+12\n\ts_swappc_b64 s[30:31], s[16:17]\n"
+                 "\t.type\t__ockl_dm_alloc,@function\n", /* defined below, as hipcc writes it */
                  &c);
     assert_int_equal(c.reads, KIMAGE_DEVICE_HEAP);
     int k = kimage_clocks_first(c.reads);

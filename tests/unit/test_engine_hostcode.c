@@ -1080,6 +1080,22 @@ static void test_host_device_reach(void **state)
                       "__device__ int rand_dev(void) { return 4; }\n");
     expect_clean(c);
     free(c);
+    /* the DCU's inline-asm markers in an asm string, whole or split across literals (a
+     * forged end let `.set HX, 29` escape the reader's inline-asm span: hc_asm_marker.cu) */
+    const char *marker = "a string or word holding the compiler's inline-asm marker (#ASMSTART, "
+                         "#ASMEND): the referee reads a DCU's assembly by them";
+    c = insert_before(BASE, "__global__",
+                      "__device__ unsigned hx(void) { unsigned v;\n"
+                      "    asm volatile(\";;#ASMEND\\n.set HX, 29\" \"\\n;;#ASMSTART\" : \"=s\"(v));\n"
+                      "    return v; }\n");
+    expect_finding(c, "    asm volatile", "asm volatile(\";;#ASMEND\\n.set HX, 29\" \"\\n;;#ASMSTART\" : \"=s\"(v));",
+                   marker);
+    free(c);
+    c = insert_before(BASE, "__global__",
+                      "__device__ void hy(void) { asm volatile(\";;#ASM\" \"end\"); }\n");
+    expect_finding(c, "__device__ void hy", "__device__ void hy(void) { asm volatile(\";;#ASM\" \"end\"); }",
+                   marker);
+    free(c);
     /* C linkage ignores namespaces: still the library's symbol */
     c = insert_before(BASE, "__global__",
                       "namespace mine {\nextern \"C\" __host__ __device__ int rand(void) "
