@@ -1052,6 +1052,28 @@ static void asm_calls(asm_scan *s, const char *m, size_t n, const char *ops, siz
         asm_sreg_set(s, lo, hi, h ? SR_REL : SR_OTHER, h);
         return;
     }
+    if (first && !s->in_asm && (ieq(m, n, "s_mov_b64") || ieq(m, n, "s_mov_b32"))) {
+        /* a copy keeps what its source holds (a callee's address moved to another pair) */
+        const char *comma = memchr(ops, ',', nops);
+        size_t l2, h2;
+        if (comma) {
+            size_t r = (size_t)(comma + 1 - ops);
+            while (r < nops && ops[r] == ' ')
+                r++;
+            if (asm_sreg(ops + r, nops - r, &l2, &h2) && h2 - l2 == hi - lo && h2 < ASM_SGPRS &&
+                hi < ASM_SGPRS) {
+                unsigned char st[2];
+                uint64_t sy[2];
+                for (size_t d = 0; d <= hi - lo && d < 2; d++) {
+                    st[d] = s->sreg[l2 + d];
+                    sy[d] = s->sym[l2 + d];
+                }
+                for (size_t d = 0; d <= hi - lo && d < 2; d++)
+                    asm_sreg_set(s, lo + d, lo + d, st[d], sy[d]);
+                return;
+            }
+        }
+    }
     if (first)
         asm_sreg_set(s, lo, hi, SR_OTHER, 0);
     /* inline asm may write any register it names (a carry-out is a second operand) */

@@ -800,6 +800,8 @@ static void test_asm(void **state)
         "\ts_addc_u32 s17, s17, f@rel32@hi+12\n\ts_mov_b32 s16, s4\n"
         "\ts_swappc_b64 s[30:31], s[16:17]\n\t.type\tf,@function\n",
         "\t.text\n\ts_setpc_b64 s[4:5]\n",
+        "\t.text\n\tv_readfirstlane_b32 s4, v3\n\tv_readfirstlane_b32 s5, v4\n"
+        "\ts_mov_b64 s[16:17], s[4:5]\n\ts_swappc_b64 s[30:31], s[16:17]\n", /* a copy of data */
         "\t.text\n\t;;#ASMSTART\n\ts_branch .LBB0_3\n\t;;#ASMEND\n",
         "\t.text\n\t;;#ASMSTART\n\ts_getpc_b64 s[0:1]\n\t;;#ASMEND\n",
         "\t.text\n\t;;#ASMSTART\n\ts_cbranch_scc0 lbl\n\t;;#ASMEND\n",
@@ -819,6 +821,9 @@ static void test_asm(void **state)
         "\ts_addc_u32 s17, s17, g@rel32@hi+12\n\ts_mov_b32 s4, s16\n"
         "\ts_swappc_b64 s[30:31], s[16:17]\n\t.type\tg,@function\n",
         "\t.text\n\ts_cbranch_execz .LBB0_2\n\ts_branch .LBB0_3\n.LBB0_2:\n\ts_endpgm\n",
+        "\t.text\n\ts_getpc_b64 s[4:5]\n\ts_add_u32 s4, s4, g@rel32@lo+4\n"
+        "\ts_addc_u32 s5, s5, g@rel32@hi+12\n\ts_mov_b64 s[16:17], s[4:5]\n"
+        "\ts_swappc_b64 s[30:31], s[16:17]\n\t.type\tg,@function\n", /* a copy */
         NULL};
     for (size_t i = 0; calls_ok[i]; i++) {
         asm_scan_one(calls_ok[i], &c);
