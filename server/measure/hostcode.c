@@ -104,6 +104,10 @@ typedef struct {
     split bs, cs;
     strmap base_items, base_dirs, base_funcs, base_viol, base_trig, base_blocks;
     strmap host_ids, macros, danger, danger0;
+    strmap base_names;  /* every identifier of the baseline (code and preprocessor lines) */
+    strmap base_host_names; /* identifiers of the baseline's host items and host-compiled
+                             * functions: what its host code uses */
+    strmap cand_scopes; /* names the candidate gives a namespace, class, struct or union */
     struct hk_buf key, lit;
     pending f;
 } hc;
@@ -1562,6 +1566,8 @@ static int check_tokens(hc *h, const ptext *pt, const tok *t, size_t a, size_t b
                 report(h, tk->start, p[2] == 'd' || p[0] == 'd' ? why_dtor : why_ctor);
             else if (ieq_word(p, len, "incbin"))
                 report(h, tk->start, why_incbin);
+            else if (ieq_word(p, len, "asmstart") || ieq_word(p, len, "asmend"))
+                report(h, tk->start, EN(HC_ASM_MARKER)); /* a baseline macro could stringify */
             else if (ieq_word(p, len, "include") && k > a && is_p(&t[k - 1], "."))
                 report(h, t[k - 1].start, why_include_asm);
             else if (tok_eq(pt, tk, "_Pragma")) {
@@ -1597,6 +1603,12 @@ static int check_tokens(hc *h, const ptext *pt, const tok *t, size_t a, size_t b
             report(h, tk->start, why_incbin);
         else if (contains(h->lit.data, h->lit.len, ".include"))
             report(h, tk->start, why_include_asm);
+        /* session 52: clang writes inline asm between `;;#ASMSTART` and `;;#ASMEND` comment
+         * lines, and the DCU assembly reader (kimage_asm_clocks) judges what lies between
+         * them as inline asm: an asm string holding one could forge the bounds */
+        else if (contains(h->lit.data, h->lit.len, "#asmstart") ||
+                 contains(h->lit.data, h->lit.len, "#asmend"))
+            report(h, tk->start, EN(HC_ASM_MARKER));
     }
     return HK_OK;
 }
@@ -1715,6 +1727,20 @@ static int scan_base(hc *h)
             continue;
         if ((rc = item_key(pt, &h->bs, it, &h->key)) ||
             (rc = map_add(&h->base_items, h->key.data, h->key.len)))
+            break;
+        /* session 52: the names the baseline's host code uses -- its host items, and its
+         * functions compiled for the host (a `__host__ __device__` head) */
+        size_t hp = skip_templates(pt, it->a, it->b), hb = hp;
+        while (hb < it->b && !is_p(&pt->t[hb], "{") && !is_p(&pt->t[hb], "="))
+            hb++;
+        bool host_item = (c.kind != IK_ALLOWED && c.kind != IK_TYPE) ||
+                         (c.kind == IK_ALLOWED &&
+                          depth0_has(pt, hp, hb, (const char *const[]){"__host__", NULL}));
+        for (size_t k = it->a; host_item && k < it->b && !rc; k++)
+            if (pt->t[k].kind == TK_IDENT)
+                rc = map_add(&h->base_host_names, pt->s + pt->t[k].start,
+                             pt->t[k].end - pt->t[k].start);
+        if (rc)
             break;
         if (c.kind == IK_FUNC && c.name != NONE) {
             size_t len;
@@ -1893,18 +1919,6 @@ static bool is_harness_name(const char *p, size_t len)
            (len >= 4 && p[0] == 'h' && p[1] == 'i' && p[2] == 'p' && p[3] >= 'A' && p[3] <= 'Z');
 }
 
-/* C library functions a harness's host code calls (its clock, output, exit, allocation,
- * parsing): a host definition of one of these names replaces the library's for the whole
- * program (a redeclaration takes the C linkage of <time.h>'s, <stdio.h>'s ...). */
-static const char *const host_lib_names[] = {
-    "nanosleep", "usleep", "sleep", "vprintf", "vfprintf", "sprintf", "snprintf", "vsnprintf",
-    "putchar", "fputc", "putc", "writev", "fclose", "close", "_exit", "_Exit", "openat",
-    "fopen64", "open64", "read", "fread", "dlopen", "dlsym", "system", "popen", "fork",
-    "execve", "signal", "sigaction", "raise", "kill", "strtod", "strtof", "strtol", "strtoul",
-    "atof", "atoi", "sscanf", "memcmp", "strcmp", "strncmp", "memcpy", "pthread_create",
-    "sched_yield", "posix_memalign", "aligned_alloc", "timespec_get", "clock_getres", NULL};
-
-
 /* Namespaces of the C++ and CUDA libraries: a host definition of one of their members
  * (`std::chrono::steady_clock::now()`, defined in libstdc++.so) replaces the library's. */
 static const char *const library_namespaces[] = {"std", "__gnu_cxx", "__cxxabiv1", "__cxx11",
@@ -1966,14 +1980,154 @@ static bool head_interposes(const ptext *pt, size_t p, size_t fb)
             return true; /* operator new[] / delete[] */
         if (k == p || t[k - 1].kind != TK_IDENT)
             return false;
-        const char *name = pt->s + t[k - 1].start;
-        size_t len = t[k - 1].end - t[k - 1].start;
         bool op_new = k >= p + 2 && tok_eq(pt, &t[k - 2], "operator") &&
                       (tok_eq(pt, &t[k - 1], "new") || tok_eq(pt, &t[k - 1], "delete"));
-        return is_harness_name(name, len) || in_list(name, len, host_lib_names) || op_new ||
-               library_qualified(pt, p, k - 1);
+        return op_new || library_qualified(pt, p, k - 1);
     }
     return false;
+}
+
+/* Session 52: which functions compiled for the host the baseline's host code can reach.
+ * A host function reaches the program by name (a definition of a symbol a library or the
+ * host code declared: clock_gettime takes <ctime>'s C linkage) or by lookup (an overload the
+ * host code's call prefers: `int printf(const char *, float)` beats libc's `...`). Both need
+ * the function in a scope the host code or a library names: the global namespace, a
+ * namespace or class the baseline names, a library's. A scope of the candidate's own -- a
+ * namespace, class, struct or union the candidate names, the baseline nowhere, and no
+ * library's namespace -- is named by neither: its members' symbols are mangled with its name
+ * and no lookup of the host code enters it. So the rule needs no list of the functions a
+ * harness may call (host_lib_names was one: `#define NOW clock_gettime` then a
+ * `__host__ __device__ int NOW(...)`, or any libc name not on it, went through). */
+static bool own_scope(const hc *h, const ptext *pt, const tok *tk)
+{
+    size_t len;
+    const char *p = tok_text(pt, tk, &len);
+    return tk->kind == TK_IDENT && map_has(&h->cand_scopes, p, len) &&
+           !map_has(&h->base_names, p, len) && !in_list(p, len, library_namespaces);
+}
+
+/* Is block blk, or one around it, a namespace of the candidate's own (named, not inline: an
+ * inline namespace's members are its parent's too)? */
+static bool in_own_namespace(const hc *h, const ptext *pt, const split *sp, size_t blk)
+{
+    for (; blk != NONE; blk = sp->bl[blk].parent) {
+        const block *bl = &sp->bl[blk];
+        if (bl->a >= bl->b || !tok_eq(pt, &pt->t[bl->a], "namespace"))
+            continue; /* extern "C" {, inline namespace N { */
+        for (size_t k = bl->a + 1; k < bl->b; k++) /* namespace a::b::c {, each part */
+            if (!tok_eq(pt, &pt->t[k - 1], "inline") && own_scope(h, pt, &pt->t[k]))
+                return true;
+    }
+    return false;
+}
+
+/* The name token of the function declared by head [p, fb): before its first parameter list
+ * (attributes skipped); NONE if none. */
+static size_t head_name(const ptext *pt, size_t p, size_t fb)
+{
+    const tok *t = pt->t;
+    for (size_t k = p; k < fb; k++) {
+        if (is_p(&t[k], "(") && !(k > p && tok_in(pt, &t[k - 1], attr_words)))
+            return k > p ? k - 1 : NONE;
+        if (is_open(&t[k]))
+            k = match_close(t, k, fb);
+    }
+    return NONE;
+}
+
+/* Is the function of head [p, fb) out of the host code's reach: a qualifier of its name is a
+ * scope of the candidate's own (`__host__ __device__ float V::norm() const`), or it is an
+ * operator (not new or delete) with a parameter of a class of the candidate's own (an
+ * operator is looked up only for an operand of class type, and the host code has no value
+ * of the candidate's classes; a converting constructor could still bring one of the host
+ * code's operands to it where the host code has no operator of its own for it). */
+static bool own_function(const hc *h, const ptext *pt, size_t p, size_t fb)
+{
+    const tok *t = pt->t;
+    size_t nm = head_name(pt, p, fb);
+    if (nm == NONE)
+        return false;
+    size_t q = nm > p && is_p(&t[nm - 1], "~") ? nm - 1 : nm; /* S::~S */
+    for (size_t k = q; k >= p + 2 && is_p(&t[k - 1], "::") && t[k - 2].kind == TK_IDENT; k -= 2)
+        if (own_scope(h, pt, &t[k - 2]))
+            return true;
+    bool op = false;
+    for (size_t k = p; k <= nm && !op; k++)
+        op = tok_eq(pt, &t[k], "operator");
+    if (!op || tok_eq(pt, &t[nm], "new") || tok_eq(pt, &t[nm], "delete") ||
+        (nm >= 1 && is_p(&t[nm], "]")))
+        return false;
+    size_t close = match_close(t, nm + 1, fb);
+    for (size_t k = nm + 2; k < close; k++)
+        if (own_scope(h, pt, &t[k]))
+            return true;
+    return false;
+}
+
+/* A friend defined in a class is the enclosing namespace's function, reached by the host
+ * code's lookup only through a parameter of its class (a hidden friend) -- unless a
+ * declaration elsewhere names it (clock_gettime's in <ctime>): so a friend compiled for the
+ * host needs a parameter of a class of the candidate's own. */
+static bool own_friend(const hc *h, const ptext *pt, size_t p, size_t fb)
+{
+    size_t nm = head_name(pt, p, fb);
+    if (nm == NONE)
+        return false;
+    size_t close = match_close(pt->t, nm + 1, fb);
+    for (size_t k = nm + 2; k < close; k++)
+        if (own_scope(h, pt, &pt->t[k]))
+            return true;
+    return false;
+}
+
+/* The names of scopes the candidate opens (namespace a::b {, struct/class/union NAME), and
+ * every identifier of the baseline. */
+static int collect_scopes(hc *h)
+{
+    const ptext *pt = &h->cand;
+    int rc = HK_OK;
+    for (size_t k = 0; k + 1 < pt->nt && !rc; k++) {
+        const tok *t = pt->t;
+        if (tok_eq(pt, &t[k], "namespace")) { /* a definition; `namespace X = std;` is no scope */
+            size_t j = k + 1;
+            while (j < pt->nt && (t[j].kind == TK_IDENT || is_p(&t[j], "::")))
+                j++;
+            if (j >= pt->nt || !is_p(&t[j], "{"))
+                continue;
+            for (size_t q = k + 1; q < j && !rc; q++)
+                if (t[q].kind == TK_IDENT && !tok_eq(pt, &t[q], "inline"))
+                    rc = map_add(&h->cand_scopes, pt->s + t[q].start, t[q].end - t[q].start);
+        } else if (tok_eq(pt, &t[k], "struct") || tok_eq(pt, &t[k], "class") ||
+                   tok_eq(pt, &t[k], "union")) {
+            size_t j = k + 1;
+            for (;;) { /* struct __align__(16) V, struct alignas(8) V, struct [[x]] V */
+                if (j + 1 < pt->nt && tok_in(pt, &t[j], attr_words) && is_p(&t[j + 1], "("))
+                    j = match_close(t, j + 1, pt->nt) + 1;
+                else if (j + 1 < pt->nt && is_p(&t[j], "[") && is_p(&t[j + 1], "["))
+                    j = match_close(t, j, pt->nt) + 1;
+                else if (j < pt->nt && tok_in(pt, &t[j], device_words))
+                    j++;
+                else
+                    break;
+            }
+            /* a definition (NAME {, NAME : base, NAME final), not `struct timespec *ts` */
+            size_t e = j + 1;
+            if (e < pt->nt && tok_eq(pt, &t[e], "final"))
+                e++;
+            if (j < pt->nt && t[j].kind == TK_IDENT && e < pt->nt &&
+                (is_p(&t[e], "{") || is_p(&t[e], ":")))
+                rc = map_add(&h->cand_scopes, pt->s + t[j].start, t[j].end - t[j].start);
+        }
+    }
+    const ptext *bt = &h->base;
+    for (int pass = 0; pass < 2 && !rc; pass++) {
+        const tok *t = pass ? bt->dt : bt->t;
+        size_t n = pass ? bt->ndt : bt->nt;
+        for (size_t k = 0; k < n && !rc; k++)
+            if (t[k].kind == TK_IDENT)
+                rc = map_add(&h->base_names, bt->s + t[k].start, t[k].end - t[k].start);
+    }
+    return rc;
 }
 
 /* Device-kind items that still make or change host symbols (session 51): outside function
@@ -2002,8 +2156,16 @@ static void check_host_symbols(hc *h, const ptext *pt, const split *sp, const it
                 fn = fn || (is_p(&t[j], "(") && !(j > s0 && tok_in(pt, &t[j - 1], attr_words)));
                 friend_ = friend_ || tok_eq(pt, &t[j], "friend");
             }
-            if (friend_ && fn && head_interposes(pt, s0, k))
+            if (friend_ && fn && head_interposes(pt, s0, k)) {
                 report(h, t[s0].start, EN(HC_HOST_DEVICE_INTERPOSE));
+            } else if (friend_ && fn) { /* session 52: a friend compiled for the host */
+                static const char *const dev[] = {"__device__", NULL}, *const host[] = {
+                                                                          "__host__", NULL};
+                bool device_only = depth0_has(pt, s0, k, dev) && !depth0_has(pt, s0, k, host);
+                if (!device_only && !in_own_namespace(h, pt, sp, it->block) &&
+                    !own_friend(h, pt, s0, k))
+                    report(h, t[s0].start, EN(HC_HOST_DEVICE_REACHABLE));
+            }
             if (fn) /* a function's body: its asm is device code */
                 k = match_close(t, k, it->b);
             s0 = k + 1;
@@ -2017,9 +2179,22 @@ static void check_host_symbols(hc *h, const ptext *pt, const split *sp, const it
             report(h, tk->start, EN(HC_ASM_LABEL));
     }
     size_t p = skip_templates(pt, it->a, it->b);
+    /* session 52: `using namespace own;` / `using own::f;` outside a scope of the candidate's
+     * own brings its functions into the host code's lookup */
+    bool alias = false; /* `using T = ...;` declares a type, not a lookup */
+    for (size_t k = p; k < it->b && !alias; k++)
+        alias = is_p(&t[k], "=");
+    if (p < it->b && tok_eq(pt, &t[p], "using") && !alias &&
+        !in_own_namespace(h, pt, sp, it->block))
+        for (size_t k = p + 1; k < it->b; k++)
+            if (own_scope(h, pt, &t[k])) {
+                report(h, t[it->a].start, EN(HC_USING_OWN_NAMESPACE));
+                break;
+            }
     if (fb == NONE || fb <= p || !depth0_has(pt, p, fb, (const char *const[]){"__host__", NULL}))
         return;
-    if (in_linkage_block(pt, sp, it->block) || head_interposes(pt, p, fb))
+    bool interposes = in_linkage_block(pt, sp, it->block) || head_interposes(pt, p, fb);
+    if (interposes)
         report(h, t[it->a].start, EN(HC_HOST_DEVICE_INTERPOSE));
     for (size_t k = p; k < fb; k++) { /* `__host__ __device__ S::~S() {...}` */
         if (!is_p(&t[k], "(") || (k > p && tok_in(pt, &t[k - 1], attr_words))) {
@@ -2031,6 +2206,8 @@ static void check_host_symbols(hc *h, const ptext *pt, const split *sp, const it
             report(h, t[it->a].start, EN(HC_HOST_DTOR));
         break; /* the first parameter list only */
     }
+    if (!interposes && !in_own_namespace(h, pt, sp, it->block) && !own_function(h, pt, p, fb))
+        report(h, t[it->a].start, EN(HC_HOST_DEVICE_REACHABLE));
 }
 
 /* A typedef or alias declaration that defines a class (`typedef struct S {...} T;`,
@@ -2049,6 +2226,92 @@ static void check_alias_types(hc *h, const ptext *pt, size_t a, size_t b)
             check_type_members(h, pt, k, close < b ? close : b - 1);
         k = close;
     }
+}
+
+/* Session 52: a type the baseline's host code uses, defined again differently by the
+ * candidate (a struct's members reordered or resized, a typedef or alias to another type, an
+ * enumerator's value): the host code kept from the baseline would be compiled against the
+ * candidate's definition while the device code reads it as the candidate wrote it, so
+ * buffers the host allocates or fills by the old layout are read by the new one. Checked on
+ * type definitions, typedefs, alias declarations and enumerators of an item that is not the
+ * baseline's; the names the host code uses are base_host_names. Reports the first name. */
+static void check_host_types(hc *h, const ptext *pt, size_t a, size_t b)
+{
+    const tok *t = pt->t;
+    size_t p = skip_templates(pt, a, b);
+    if (p >= b)
+        return;
+    size_t name = NONE;
+    bool typedef_ = tok_eq(pt, &t[p], "typedef"), using_ = tok_eq(pt, &t[p], "using");
+    if (using_ && p + 2 < b && t[p + 1].kind == TK_IDENT && is_p(&t[p + 2], "="))
+        name = p + 1; /* using T = ...; */
+    size_t depth = 0, last_ident = NONE;
+    bool in_enum_body = false;
+    size_t enum_depth = 0;
+    for (size_t k = p; k < b && name == NONE; k++) {
+        const tok *tk = &t[k];
+        if ((tok_eq(pt, tk, "struct") || tok_eq(pt, tk, "class") || tok_eq(pt, tk, "union") ||
+             tok_eq(pt, tk, "enum")) &&
+            !(k > p && tok_eq(pt, &t[k - 1], "enum"))) {
+            size_t j = k + 1;
+            if (tok_eq(pt, tk, "enum") && j < b &&
+                (tok_eq(pt, &t[j], "class") || tok_eq(pt, &t[j], "struct")))
+                j++;
+            for (;;) { /* attributes before the name */
+                if (j + 1 < b && tok_in(pt, &t[j], attr_words) && is_p(&t[j + 1], "("))
+                    j = match_close(t, j + 1, b) + 1;
+                else if (j + 1 < b && is_p(&t[j], "[") && is_p(&t[j + 1], "["))
+                    j = match_close(t, j, b) + 1;
+                else if (j < b && tok_in(pt, &t[j], device_words))
+                    j++;
+                else
+                    break;
+            }
+            size_t e = j + 1;
+            if (e < b && tok_eq(pt, &t[e], "final"))
+                e++;
+            if (j < b && t[j].kind == TK_IDENT && e < b &&
+                (is_p(&t[e], "{") || is_p(&t[e], ":") || is_p(&t[e], "<")) &&
+                map_has(&h->base_host_names, pt->s + t[j].start, t[j].end - t[j].start))
+                name = j;
+            if (tok_eq(pt, tk, "enum")) {
+                in_enum_body = true;
+                enum_depth = depth + 1;
+            }
+            continue;
+        }
+        if (is_open(tk)) {
+            depth++;
+            continue;
+        }
+        if (is_close(tk)) {
+            if (in_enum_body && depth == enum_depth && is_p(tk, "}"))
+                in_enum_body = false;
+            depth -= depth > 0;
+            continue;
+        }
+        /* an enumerator: first in its body or after a comma at the body's depth */
+        if (in_enum_body && depth == enum_depth && tk->kind == TK_IDENT &&
+            (is_p(&t[k - 1], "{") || is_p(&t[k - 1], ",")) &&
+            map_has(&h->base_host_names, pt->s + tk->start, tk->end - tk->start))
+            name = k;
+        /* a typedef's names: identifiers at depth 0 right before `,` or the end */
+        if (typedef_ && depth == 0 && tk->kind == TK_IDENT)
+            last_ident = k;
+        if (typedef_ && depth == 0 && (is_p(tk, ",") || is_p(tk, ";")) && last_ident != NONE &&
+            map_has(&h->base_host_names, pt->s + t[last_ident].start,
+                    t[last_ident].end - t[last_ident].start))
+            name = last_ident;
+    }
+    if (typedef_ && name == NONE && last_ident != NONE &&
+        map_has(&h->base_host_names, pt->s + t[last_ident].start,
+                t[last_ident].end - t[last_ident].start))
+        name = last_ident;
+    if (using_ && name != NONE && name == p + 1 &&
+        !map_has(&h->base_host_names, pt->s + t[name].start, t[name].end - t[name].start))
+        name = NONE;
+    if (name != NONE)
+        report_name(h, t[a].start, EN(HC_HOST_TYPE), pt, &t[name]);
 }
 
 static int scan_items(hc *h)
@@ -2080,6 +2343,7 @@ static int scan_items(hc *h)
             if ((rc = check_tokens(h, pt, pt->t, it->a, it->b)))
                 break;
             check_hidden_decls(h, pt, it->a, it->b);
+            check_host_types(h, pt, it->a, it->b);
             if (c.kind == IK_TYPE)
                 check_type_members(h, pt, c.body, c.close);
             else
@@ -2380,7 +2644,8 @@ int hostcode_check(const char *base, size_t base_len, const char *cand, size_t c
     hk_buf_init(&h.lit, KEY_MAX);
     int rc;
     if ((rc = lex_text(&h.base)) || (rc = lex_text(&h.cand)) || (rc = scan_base(&h)) ||
-        (rc = check_raw_text(&h)) || (rc = find_dangerous_macros(&h)) || (rc = scan_items(&h)) ||
+        (rc = check_raw_text(&h)) || (rc = find_dangerous_macros(&h)) || (rc = collect_scopes(&h)) ||
+        (rc = scan_items(&h)) ||
         (rc = scan_directives(&h)))
         goto out;
     if (h.f.set)
@@ -2402,6 +2667,9 @@ out:
     map_free(&h.macros);
     map_free(&h.danger);
     map_free(&h.danger0);
+    map_free(&h.base_names);
+    map_free(&h.base_host_names);
+    map_free(&h.cand_scopes);
     hk_buf_free(&h.key);
     hk_buf_free(&h.lit);
     if (rc)

@@ -32,7 +32,10 @@
  *    every other declarator needs its own);
  *  - a type definition (struct/class/union/enum, typedef, using, namespace alias), unless
  *    it also declares a variable (`struct S {...} s;`), or has a `static inline` data
- *    member that is not constexpr or a constant scalar (a host variable in disguise);
+ *    member that is not constexpr or a constant scalar (a host variable in disguise), or
+ *    defines again a type, typedef, alias or enumerator whose name the baseline's host items
+ *    or host-compiled functions use (session 52: the kept host code would be compiled
+ *    against the candidate's layout);
  *  - a constexpr variable; a static_assert; a declaration without a body or initializer
  *    that is `extern` or reads as a function prototype (parameters that can only be
  *    declarations: `int f(T x);` yes, `S s(x);` no);
@@ -57,7 +60,8 @@
  * Also findings, in any item or new #define not identical to the baseline's: the
  * identifiers constructor / destructor (__attribute__((constructor)) and its spellings);
  * `.incbin` or `.include` in a string literal (adjacent literals joined, escapes decoded,
- * case ignored) or as tokens (a baseline macro could stringify them); a _Pragma other
+ * case ignored) or as tokens (a baseline macro could stringify them), and `#ASMSTART` /
+ * `#ASMEND` the same way (clang's inline-asm markers, session 52); a _Pragma other
  * than unroll that the baseline does not have; in device-kind items, a `;` inside
  * parentheses outside a body or a candidate macro that expands to `;`, braces or a
  * constructor attribute used outside a body (declarations hidden in a macro), or to a `,`
@@ -66,8 +70,14 @@
  * body, an alias, ifunc, weakref or symver attribute or an asm label (they define or rename
  * host symbols; class bodies are read for them too); a `__host__ __device__` function
  * definition -- compiled for the host too -- or a friend defined in a class, with C
- * linkage, a global operator new or delete, a harness or C library name, or a member of a
- * library's namespace (std, cuda ...): it would replace the library's function; a
+ * linkage, a global operator new or delete, or a member of a library's namespace (std,
+ * cuda ...): it would replace the library's function; any other such function (or a friend
+ * without `__device__`) outside a scope of the candidate's own -- a namespace, class,
+ * struct or union the candidate defines, the baseline's text never names and no library
+ * owns (not inline, not unnamed) -- unless an operator or hidden friend with a parameter of
+ * such a class, or a member of one defined out of line (session 52: whatever its name; the
+ * host code's lookup and the libraries' symbols reach no such scope); a `using` that brings
+ * such a namespace into another scope; a
  * destructor compiled for the host in a new type (a __device__ variable's host copy runs it
  * at exit); the static inline members of a class that a typedef or
  * alias declaration defines; and a _Pragma in a namespace head. And, in the

@@ -786,20 +786,58 @@ int kimage_ptx_clocks_file(const char *path, kimage_clocks *out)
 
 /* ---- clock reads in AMDGPU assembly ---- */
 
-/* A streaming line scan of clang's AMDGPU assembly (hipcc -save-temps): the assembler takes
- * mnemonics in any case, a label may start the line of an instruction, and inline asm may
- * build an instruction from pieces (.macro, .rept ...) or from raw words (.long in a code
- * section), so all of those count. Lines are judged on their first KIMAGE_ASM_LINE bytes
- * (a mnemonic and its operands fit; data lines of a huge array are cut, harmlessly). */
+/* A streaming statement scan of clang's AMDGPU assembly (hipcc -save-temps), lexed the way
+ * LLVM's assembler lexes it (AsmLexer, AMDGPUMCAsmInfo): a statement ends at a line end, LF
+ * or CR (SeparatorString "\n"; the lexer ends a statement at '\r' too); comments are `;`
+ * and `//` to the end of the line and `/ * ... * /` anywhere, across lines too; none of
+ * them inside a string ("..." with backslash escapes), and a label -- a name or a quoted
+ * string, then ':' -- may start the statement of an instruction. Inline asm can write all
+ * of those (session 52: `/ * * / s_memtime`, `"x;y": s_memtime`, 600 blanks before the
+ * mnemonic, `s_nop 0\rs_memtime` each hid a clock read from the line reader before), so the
+ * reader keeps only what the assembler reads: comments dropped, blanks squeezed, labels
+ * dropped; the mnemonic is then the statement's first word whatever came before it. A
+ * statement is judged on its first KIMAGE_ASM_LINE bytes so kept (a mnemonic and its
+ * operands fit; data lines of a huge array are cut, harmlessly, and an s_getreg whose
+ * operand is cut counts as one by number). Mnemonics in any case; inline asm may also build
+ * an instruction from pieces (.macro, .rept ...) or raw words (.long in a code section), so
+ * all of those count. */
 #define KIMAGE_ASM_LINE 512
+
+enum { LBL_EMPTY, LBL_NAME, LBL_STRING, LBL_AFTER, LBL_OTHER };
+enum { ASM_SGPRS = 128, ASM_CALLS = 64, ASM_FUNCS = 4096 };
+enum { SR_OTHER, SR_GETPC, SR_REL }; /* what last wrote an SGPR */
 
 typedef struct {
     kimage_clocks *out;
     long line;
     char cur[KIMAGE_ASM_LINE];
     size_t cur_len;
-    bool in_asm;  /* between the compiler's ;;#ASMSTART and ;;#ASMEND (inline asm) */
-    bool in_exec; /* the current section holds code */
+    char cmt[16];   /* the start of the statement's first `;` comment (the asm markers) */
+    size_t cmt_len;
+    bool in_asm;    /* between the compiler's ;;#ASMSTART and ;;#ASMEND (inline asm) */
+    bool in_exec;   /* the current section holds code */
+    bool in_block;  /* inside a block comment (they span lines) */
+    bool in_string; /* inside "..." (ends at the line's end, as far as this reader goes) */
+    bool escaped;   /* the previous string byte was a backslash */
+    bool in_line_cmt; /* after `;` or `//`: the rest of the line is a comment */
+    bool semi_cmt;    /* that comment began with `;` (its text goes to cmt) */
+    bool space;       /* blanks since the last kept byte */
+    int lbl;          /* LBL_*: what the statement so far is, for a label's ':' */
+    char prev;        /* the previous byte of code (for "//" and "/ *") */
+    /* calls (session 52): what last wrote each SGPR, so that a call or jump through a
+     * register pair is known for a direct one (s_getpc_b64, then SYM@rel32@lo / @hi added
+     * to the pair) or not; each direct call's SYM must be a function of the file */
+    unsigned char sreg[ASM_SGPRS];
+    uint64_t sym[ASM_SGPRS];
+    struct {
+        uint64_t h;
+        long line;
+        char text[160];
+    } calls[ASM_CALLS];
+    size_t ncalls;
+    uint64_t funcs[ASM_FUNCS];
+    size_t nfuncs;
+    bool calls_over;
 } asm_scan;
 
 static bool asm_name_char(char c)
@@ -839,7 +877,10 @@ static void asm_found(asm_scan *s, unsigned bit, const char *what, const char *t
     s->out->text[i][o] = '\0';
 }
 
-/* What the operands of s_getreg_b32 read: hwreg(NAME, ...) or hwreg(N ...). */
+/* What the operands of s_getreg_b32 read: hwreg(HW_REG_NAME ...) is judged by its name;
+ * anything else -- a raw simm16, hwreg(N), or an expression the assembler evaluates
+ * (hwreg(+29), hwreg((29)), hwreg(SYM) after `.set SYM, 29`: session 52) -- names a
+ * register by number, which cannot be judged. */
 static unsigned getreg_bit(const char *ops, size_t n, char *what, size_t what_len)
 {
     const char *h = memmem(ops, n, "hwreg(", 6);
@@ -853,8 +894,12 @@ static unsigned getreg_bit(const char *ops, size_t n, char *what, size_t what_le
     while (e < rest && asm_name_char(h[e]))
         e++;
     snprintf(what, what_len, "hwreg(%.*s)", (int)(e - k), h + k);
-    if (k < rest && h[k] >= '0' && h[k] <= '9')
-        return KIMAGE_PTX_DIRECTIVE; /* a register by number: no name to judge */
+    size_t after = e;
+    while (after < rest && (h[after] == ' ' || h[after] == '\t'))
+        after++;
+    if (e - k < 7 || strncmp(h + k, "HW_REG_", 7) || after >= rest ||
+        (h[after] != ',' && h[after] != ')'))
+        return KIMAGE_PTX_DIRECTIVE; /* a register by number or expression: no name to judge */
     for (size_t i = k; i + 5 <= e; i++)
         if (!strncasecmp(h + i, "CYCLE", 5))
             return KIMAGE_READS_CLOCK; /* HW_REG_SHADER_CYCLES(_HI) */
@@ -867,21 +912,222 @@ static unsigned getreg_bit(const char *ops, size_t n, char *what, size_t what_le
     return 0;
 }
 
-static void asm_end_line(asm_scan *s)
+/* Does the directive's operand list [ops, ops + n) have a second operand (a fill value)? */
+static bool has_fill(const char *ops, size_t n)
+{
+    const char *c = memchr(ops, ',', n);
+    if (!c)
+        return false;
+    for (c++; c < ops + n; c++)
+        if (*c != ' ' && *c != '\t')
+            return *c != ',';
+    return false;
+}
+
+static uint64_t asm_hash(const char *p, size_t n)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ (unsigned char)p[i]) * 1099511628211ull;
+    return h | 1; /* never 0 */
+}
+
+/* The SGPR range an operand at p names (sN, s[N:M], any case): *lo, *hi; false if none. */
+static bool asm_sreg(const char *p, size_t n, size_t *lo, size_t *hi)
+{
+    if (n < 2 || (p[0] != 's' && p[0] != 'S'))
+        return false;
+    size_t k = 1;
+    bool range = p[1] == '[';
+    k += range;
+    size_t a = 0, b, digits = 0;
+    while (k < n && p[k] >= '0' && p[k] <= '9' && digits < 4)
+        a = a * 10 + (size_t)(p[k++] - '0'), digits++;
+    if (!digits)
+        return false;
+    b = a;
+    if (range) {
+        if (k >= n || p[k] != ':')
+            return false;
+        k++;
+        b = 0;
+        digits = 0;
+        while (k < n && p[k] >= '0' && p[k] <= '9' && digits < 4)
+            b = b * 10 + (size_t)(p[k++] - '0'), digits++;
+        if (!digits || k >= n || p[k] != ']' || b < a)
+            return false;
+    } else if (k < n && asm_name_char(p[k])) {
+        return false; /* s_..., a symbol */
+    }
+    *lo = a;
+    *hi = b;
+    return true;
+}
+
+static void asm_sreg_set(asm_scan *s, size_t lo, size_t hi, unsigned char st, uint64_t sym)
+{
+    for (size_t r = lo; r <= hi && r < ASM_SGPRS; r++) {
+        s->sreg[r] = st;
+        s->sym[r] = sym;
+    }
+}
+
+/* SYM of an operand `SYM@rel32@lo+4` / `SYM@rel32@hi+12` in ops, hashed; 0 if none. */
+static uint64_t asm_rel32(const char *ops, size_t n, const char *part)
+{
+    const char *at = memmem(ops, n, part, strlen(part));
+    if (!at)
+        return 0;
+    const char *b = at;
+    while (b > ops && (asm_name_char(b[-1])))
+        b--;
+    return b < at ? asm_hash(b, (size_t)(at - b)) : 0;
+}
+
+/* Calls and register tracking for one statement (mnemonic m, n bytes; operands ops). */
+static void asm_calls(asm_scan *s, const char *m, size_t n, const char *ops, size_t nops,
+                      const char *t, size_t len)
+{
+    static const char *const transfers[] = {"s_setpc", "s_swappc", "s_call", "s_rfe",
+                                            "s_cbranch", "s_branch", "s_getpc", NULL};
+    char what[40];
+    if (s->in_asm)
+        for (size_t i = 0; transfers[i]; i++)
+            if (n >= strlen(transfers[i]) && !strncasecmp(m, transfers[i], strlen(transfers[i]))) {
+                /* inline asm that jumps or calls can enter another instruction's middle or
+                 * data; one that takes its own address can hand it to a call */
+                snprintf(what, sizeof what, "%.*s", (int)(n < 30 ? n : 30), m);
+                asm_found(s, KIMAGE_PTX_DIRECTIVE, what, t, len);
+                break;
+            }
+    size_t q = 0;
+    while (q < nops && ops[q] == ' ')
+        q++;
+    size_t lo, hi;
+    bool first = asm_sreg(ops + q, nops - q, &lo, &hi);
+    if (ieq(m, n, "s_swappc_b64") || ieq(m, n, "s_setpc_b64")) {
+        size_t c = ieq(m, n, "s_swappc_b64") ? 1 : 0, l2 = lo, h2 = hi;
+        bool ok = first;
+        if (c) { /* the target is the second operand */
+            const char *comma = memchr(ops, ',', nops);
+            ok = comma && first;
+            if (ok) {
+                size_t r = (size_t)(comma + 1 - ops);
+                while (r < nops && ops[r] == ' ')
+                    r++;
+                ok = asm_sreg(ops + r, nops - r, &l2, &h2);
+            }
+        }
+        bool ret = !c && ok && l2 == 30 && h2 == 31;
+        bool direct = ok && h2 == l2 + 1 && h2 < ASM_SGPRS && s->sreg[l2] == SR_REL &&
+                      s->sreg[h2] == SR_REL && s->sym[l2] == s->sym[h2];
+        if (!ret && !direct) {
+            snprintf(what, sizeof what, "%.*s", (int)(n < 30 ? n : 30), m);
+            asm_found(s, KIMAGE_PTX_DIRECTIVE, what, t, len); /* through a register */
+        } else if (direct) {
+            size_t i = 0;
+            while (i < s->ncalls && s->calls[i].h != s->sym[l2])
+                i++;
+            if (i == s->ncalls && s->ncalls < ASM_CALLS) {
+                s->calls[i].h = s->sym[l2];
+                s->calls[i].line = s->line;
+                snprintf(s->calls[i].text, sizeof s->calls[i].text, "%.*s",
+                         (int)(len < 150 ? len : 150), t);
+                s->ncalls++;
+            } else if (i == s->ncalls) {
+                s->calls_over = true;
+            }
+        }
+        if (c && first)
+            asm_sreg_set(s, lo, hi, SR_OTHER, 0);
+        return;
+    }
+    if (ieq(m, n, "s_getpc_b64") && first) {
+        asm_sreg_set(s, lo, hi, SR_GETPC, 0);
+        return;
+    }
+    if (first && lo == hi && lo < ASM_SGPRS && s->sreg[lo] == SR_GETPC &&
+        (ieq(m, n, "s_add_u32") || ieq(m, n, "s_addc_u32"))) {
+        uint64_t h = asm_rel32(ops, nops, ieq(m, n, "s_add_u32") ? "@rel32@lo" : "@rel32@hi");
+        asm_sreg_set(s, lo, hi, h ? SR_REL : SR_OTHER, h);
+        return;
+    }
+    if (first && !s->in_asm && (ieq(m, n, "s_mov_b64") || ieq(m, n, "s_mov_b32"))) {
+        /* a copy keeps what its source holds (a callee's address moved to another pair) */
+        const char *comma = memchr(ops, ',', nops);
+        size_t l2, h2;
+        if (comma) {
+            size_t r = (size_t)(comma + 1 - ops);
+            while (r < nops && ops[r] == ' ')
+                r++;
+            if (asm_sreg(ops + r, nops - r, &l2, &h2) && h2 - l2 == hi - lo && h2 < ASM_SGPRS &&
+                hi < ASM_SGPRS) {
+                unsigned char st[2];
+                uint64_t sy[2];
+                for (size_t d = 0; d <= hi - lo && d < 2; d++) {
+                    st[d] = s->sreg[l2 + d];
+                    sy[d] = s->sym[l2 + d];
+                }
+                for (size_t d = 0; d <= hi - lo && d < 2; d++)
+                    asm_sreg_set(s, lo + d, lo + d, st[d], sy[d]);
+                return;
+            }
+        }
+    }
+    if (first)
+        asm_sreg_set(s, lo, hi, SR_OTHER, 0);
+    /* inline asm may write any register it names (a carry-out is a second operand) */
+    for (size_t k = 0; s->in_asm && k < nops; k++)
+        if ((k == 0 || !asm_name_char(ops[k - 1])) && asm_sreg(ops + k, nops - k, &lo, &hi))
+            asm_sreg_set(s, lo, hi, SR_OTHER, 0);
+}
+
+/* A `.type NAME,@function` directive: NAME is a function of the file. */
+static void asm_type(asm_scan *s, const char *ops, size_t nops)
+{
+    size_t q = 0;
+    while (q < nops && ops[q] == ' ')
+        q++;
+    size_t e = q;
+    while (e < nops && asm_name_char(ops[e]))
+        e++;
+    if (e == q || !memmem(ops + e, nops - e, "@function", 9))
+        return;
+    if (s->nfuncs < ASM_FUNCS)
+        s->funcs[s->nfuncs++] = asm_hash(ops + q, e - q);
+    else
+        s->calls_over = true;
+}
+
+/* The end of the text: every direct call's symbol must be a function of the file (a call
+ * to a data symbol, `code@rel32`, runs its words). */
+static void asm_finish(asm_scan *s)
+{
+    for (size_t i = 0; i < s->ncalls; i++) {
+        bool fn = false;
+        for (size_t j = 0; j < s->nfuncs && !fn; j++)
+            fn = s->funcs[j] == s->calls[i].h;
+        if (!fn || s->calls_over) {
+            long line = s->line;
+            s->line = s->calls[i].line;
+            asm_found(s, KIMAGE_PTX_DIRECTIVE, "s_swappc_b64", s->calls[i].text,
+                      strlen(s->calls[i].text));
+            s->line = line;
+            return;
+        }
+    }
+}
+
+/* The statement kept so far (comments dropped, blanks squeezed, labels dropped), judged. */
+static void asm_end_statement(asm_scan *s)
 {
     const char *t = s->cur;
     size_t len = s->cur_len, k = 0;
-    /* the compiler's inline-asm markers are comments: read before comments are cut */
-    const char *semi = memchr(t, ';', len);
-    if (semi && (size_t)(t + len - semi) >= 11 && !memcmp(semi, ";;#ASMSTART", 11))
+    /* the compiler's inline-asm markers are comments, read as such */
+    if (s->cmt_len >= 11 && !memcmp(s->cmt, ";;#ASMSTART", 11))
         s->in_asm = true;
-    else if (semi && (size_t)(t + len - semi) >= 9 && !memcmp(semi, ";;#ASMEND", 9))
+    else if (s->cmt_len >= 9 && !memcmp(s->cmt, ";;#ASMEND", 9))
         s->in_asm = false;
-    if (semi)
-        len = (size_t)(semi - t);
-    const char *sl = memmem(t, len, "//", 2);
-    if (sl)
-        len = (size_t)(sl - t);
     /* The device heap (session 38): hipcc's malloc and free are ockl's __ockl_dm_alloc and
      * __ockl_dm_dealloc, called (s_swappc to name@rel32) and defined in the same assembly;
      * a code object v5 kernel that uses the heap also takes the hidden_heap_v1 argument.
@@ -890,22 +1136,31 @@ static void asm_end_line(asm_scan *s)
                                              "hidden_heap_v1", NULL};
     for (size_t h = 0; heap_names[h] && !(s->out->reads & KIMAGE_DEVICE_HEAP); h++) {
         size_t hl = strlen(heap_names[h]);
-        for (const char *f = t; (f = memmem(f, len - (size_t)(f - t), heap_names[h], hl)); f++)
+        for (const char *f = t; len && (f = memmem(f, len - (size_t)(f - t), heap_names[h], hl));
+             f++)
             if ((f == t || !asm_name_char(f[-1])) &&
                 ((size_t)(f - t) + hl == len || !asm_name_char(f[hl]))) {
                 asm_found(s, KIMAGE_DEVICE_HEAP, heap_names[h], t, len);
                 break;
             }
     }
+    /* .reloc patches bytes of any section at link time; .base64 writes raw bytes */
     static const char *const builders[] = {
         ".macro", ".rept", ".irp", ".irpc", ".include", ".incbin", ".inst", ".purgem",
-        ".pushsection", ".popsection", ".previous", ".subsection", NULL};
+        ".pushsection", ".popsection", ".previous", ".subsection", ".reloc", NULL};
+    /* every directive that writes chosen bytes: integers, floats (.float 0x..., .double),
+     * LEB128, the sized .dc/.dcb/.ds families (.dc.a, .dcb.l, ...: any `.dc` or `.ds`
+     * prefix), strings (session 52 added the floats, LEB128, .base64 and the families) */
     static const char *const raw[] = {
         ".long", ".byte", ".short", ".word", ".int", ".quad", ".2byte", ".4byte", ".8byte",
         ".hword", ".fill", ".ascii", ".asciz", ".string", ".zero", ".space", ".skip",
-        ".octa", ".value", ".dc", ".dc.l", ".dc.b", ".dc.w", ".dcb", ".ds", NULL};
+        ".octa", ".value", ".float", ".single", ".double", ".sleb128", ".uleb128", ".base64",
+        ".inst.n", ".inst.w", ".nops", NULL};
+    /* alignment and .org with a fill value: the value is written into the section */
+    static const char *const fills[] = {".align", ".balign", ".balignw", ".balignl", ".p2align",
+                                        ".p2alignw", ".p2alignl", ".org", NULL};
     for (;;) {
-        while (k < len && (t[k] == ' ' || t[k] == '\t' || t[k] == '\r'))
+        while (k < len && (t[k] == ' ' || t[k] == '\t'))
             k++;
         size_t a = k;
         while (k < len && asm_name_char(t[k]))
@@ -921,6 +1176,20 @@ static void asm_end_line(asm_scan *s)
         const char *ops = t + k;
         size_t nops = len - k;
         char what[40];
+        /* the assembler takes an encoding suffix on any mnemonic and strips it before it
+         * matches (llvm-mc 14, gfx906: `s_memtime_e32 s[0:1]` is s_memtime; session 52) */
+        static const char *const suffixes[] = {"_e64_dpp", "_e32", "_e64", "_sdwa", "_dpp", NULL};
+        for (size_t q = 0; *m != '.' && suffixes[q]; q++) {
+            size_t sl = strlen(suffixes[q]);
+            if (n > sl && !strncasecmp(m + n - sl, suffixes[q], sl)) {
+                n -= sl;
+                break;
+            }
+        }
+        if (*m == '.' && ieq(m, n, ".type"))
+            asm_type(s, ops, nops);
+        if (*m != '.')
+            asm_calls(s, m, n, ops, nops, t, len);
         if (*m == '.') {
             if (ieq(m, n, ".text"))
                 s->in_exec = true;
@@ -935,7 +1204,10 @@ static void asm_end_line(asm_scan *s)
                 s->in_exec = (nl >= 5 && !strncmp(ops + q, ".text", 5)) ||
                              (comma && memchr(comma, 'x', (size_t)(ops + nops - comma)));
             }
-            if (s->in_asm || iin(m, n, builders) || (s->in_exec && iin(m, n, raw))) {
+            bool rawd = iin(m, n, raw) || (n >= 3 && (!strncasecmp(m, ".dc", 3) ||
+                                                      !strncasecmp(m, ".ds", 3)));
+            if (s->in_asm || iin(m, n, builders) || (s->in_exec && rawd) ||
+                (s->in_exec && iin(m, n, fills) && has_fill(ops, nops))) {
                 snprintf(what, sizeof what, "%.*s", (int)(n < 20 ? n : 20), m);
                 asm_found(s, KIMAGE_PTX_DIRECTIVE, what, t, len);
             }
@@ -954,17 +1226,102 @@ static void asm_end_line(asm_scan *s)
         break;
     }
     s->cur_len = 0;
-    s->line++;
+    s->cmt_len = 0;
+    s->in_string = s->escaped = s->in_line_cmt = s->semi_cmt = s->space = false;
+    s->lbl = LBL_EMPTY;
+    s->prev = 0;
+}
+
+/* One byte of code (outside comments) into the statement: blanks squeezed, none first. */
+static void asm_keep(asm_scan *s, char c)
+{
+    if (c == ' ' || c == '\t' || c == '\f' || c == '\v') {
+        s->space = s->cur_len > 0;
+        if (s->lbl == LBL_NAME)
+            s->lbl = LBL_AFTER;
+        return;
+    }
+    if (s->space && s->cur_len < sizeof s->cur)
+        s->cur[s->cur_len++] = ' ';
+    s->space = false;
+    if (s->cur_len < sizeof s->cur)
+        s->cur[s->cur_len++] = c;
+}
+
+static void asm_byte(asm_scan *s, char c)
+{
+    if (c == '\n' || c == '\r') { /* both end a statement; only LF counts a line */
+        asm_end_statement(s);
+        if (c == '\n')
+            s->line++;
+        return;
+    }
+    if (s->in_line_cmt) {
+        if (s->semi_cmt && s->cmt_len < sizeof s->cmt)
+            s->cmt[s->cmt_len++] = c;
+        return;
+    }
+    if (s->in_block) {
+        if (s->prev == '*' && c == '/') {
+            s->in_block = false;
+            s->prev = 0;
+            asm_keep(s, ' ');
+            return;
+        }
+        s->prev = c;
+        return;
+    }
+    if (s->in_string) {
+        asm_keep(s, c);
+        if (s->escaped)
+            s->escaped = false;
+        else if (c == '\\')
+            s->escaped = true;
+        else if (c == '"') {
+            s->in_string = false;
+            if (s->lbl == LBL_STRING)
+                s->lbl = LBL_AFTER;
+        }
+        return;
+    }
+    if (s->prev == '/' && (c == '*' || c == '/')) {
+        s->cur_len--; /* the '/' kept a byte ago is the comment's */
+        s->prev = 0;
+        if (c == '*')
+            s->in_block = true;
+        else
+            s->in_line_cmt = true;
+        return;
+    }
+    if (c == ';') {
+        s->in_line_cmt = s->semi_cmt = true;
+        s->cmt[s->cmt_len++] = c;
+        return;
+    }
+    if (c == '"') {
+        s->in_string = true;
+        s->lbl = s->lbl == LBL_EMPTY ? LBL_STRING : LBL_OTHER;
+    } else if (c == ':' && (s->lbl == LBL_NAME || s->lbl == LBL_AFTER)) {
+        s->cur_len = 0; /* a label, however long: dropped */
+        s->space = false;
+        s->lbl = LBL_EMPTY;
+        s->prev = 0;
+        return;
+    } else if (asm_name_char(c)) {
+        s->lbl = s->lbl == LBL_EMPTY || s->lbl == LBL_NAME ? LBL_NAME : LBL_OTHER;
+    } else if (c != ' ' && c != '\t' && c != '\f' && c != '\v') {
+        s->lbl = LBL_OTHER;
+    }
+    size_t before = s->cur_len;
+    asm_keep(s, c);
+    /* a '/' counts as a comment's first byte only when it was kept (room in cur) */
+    s->prev = (c == '/' && s->cur_len > before) ? '/' : (c == '/' ? 0 : c);
 }
 
 static void asm_feed(asm_scan *s, const char *p, size_t n)
 {
-    for (size_t k = 0; k < n; k++) {
-        if (p[k] == '\n')
-            asm_end_line(s);
-        else if (s->cur_len < sizeof s->cur)
-            s->cur[s->cur_len++] = p[k];
-    }
+    for (size_t k = 0; k < n; k++)
+        asm_byte(s, p[k]);
 }
 
 void kimage_asm_clocks(const char *text, size_t len, kimage_clocks *out)
@@ -975,7 +1332,8 @@ void kimage_asm_clocks(const char *text, size_t len, kimage_clocks *out)
     s.out = out;
     s.line = 1;
     asm_feed(&s, text, len);
-    asm_end_line(&s);
+    asm_end_statement(&s);
+    asm_finish(&s);
 }
 
 static void asm_feed_any(void *s, const char *p, size_t n)
@@ -993,6 +1351,7 @@ int kimage_asm_clocks_file(const char *path, kimage_clocks *out)
     int rc = feed_file(path, asm_feed_any, &s);
     if (rc == HK_ENOENT)
         return rc;
-    asm_end_line(&s);
+    asm_end_statement(&s);
+    asm_finish(&s);
     return rc;
 }

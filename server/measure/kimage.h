@@ -99,11 +99,18 @@ int kimage_ptx_clocks_file(const char *path, kimage_clocks *out);
  * clock64() and llvm.readcyclecounter become on gfx9), s_memrealtime and s_sendmsg_rtn
  * (KIMAGE_READS_GLOBALTIMER: wall_clock64(), MSG_RTN_GET_REALTIME), s_getreg of a cycle,
  * time or performance register (HW_REG_SHADER_CYCLES: CLOCK, *PERF*: PMCOUNTER); mnemonics
- * in any case, after a label too. KIMAGE_PTX_DIRECTIVE here: an assembler line that can
+ * in any case, after labels (names or quoted, any length), blanks and comments (`;`, `//`,
+ * block comments across lines; a CR ends a statement as a LF does): read as LLVM's
+ * assembler lexes the text. KIMAGE_PTX_DIRECTIVE here: an assembler line that can
  * spell an instruction out of pieces or raw words -- any directive inside inline asm (the
- * compiler's ;;#ASMSTART .. ;;#ASMEND), .macro/.rept/.irp/.include/.incbin/.inst and
- * section stacking anywhere, data directives (.long, .byte ...) in a code section, an
- * s_getreg of a register by number. Pure; the file form reads in chunks, no size cap.
+ * compiler's ;;#ASMSTART .. ;;#ASMEND), .macro/.rept/.irp/.include/.incbin/.inst/.reloc and
+ * section stacking anywhere, data directives (.long, .byte, .float, .dc.* ...) and fills
+ * (.p2align N, FILL) in a code section, an s_getreg of a register by number or expression
+ * (anything but hwreg(HW_REG_NAME ...)), an s_swappc/s_setpc that is neither a return
+ * (s_setpc_b64 s[30:31]) nor a direct call (its pair last written by s_getpc_b64 and
+ * SYM@rel32@lo/@hi, SYM a `.type SYM,@function` of the text: a function pointer or a data
+ * array called runs words the scan cannot see), and any jump, call or s_getpc in inline
+ * asm. Pure; the file form reads in chunks, no size cap.
  * HK_OK, HK_ENOENT, HK_EIO. */
 void kimage_asm_clocks(const char *text, size_t len, kimage_clocks *out);
 int kimage_asm_clocks_file(const char *path, kimage_clocks *out);

@@ -70,6 +70,12 @@ for c in "${cheats[@]}"; do
   # a race the referee reads in the PTX (measure_race_check) is judged here too
   ptx_race=0
   grep -q '^// judged from the PTX: race' "$c" && ptx_race=1
+  # a cheat written for a DCU alone (AMDGPU inline asm: `// target: dcu` on line 3) is judged
+  # with a dcu target only (session 52)
+  if sed -n '3p' "$c" | grep -q '^// target: dcu' && case "${CHEAT_TARGET:-}" in dcu*) false ;; *) true ;; esac; then
+    row "$name" "$expect" "-" "not run (DCU's; target ${CHEAT_TARGET:-cuda})"
+    continue
+  fi
   if [ -z "$expect" ]; then
     row "$name" "-" "no '// expect:' line" FAIL
     failed=1

@@ -708,6 +708,131 @@ static void test_asm(void **state)
     assert_int_equal(c.reads, KIMAGE_PTX_DIRECTIVE);
     asm_scan_one("\t.incbin \"/etc/passwd\"\n", &c);
     assert_int_equal(c.reads, KIMAGE_PTX_DIRECTIVE);
+
+    /* Session 52: what LLVM's assembler reads (llvm-mc 14, gfx906, each assembled to
+     * s_memtime's C0900000 here) and the line reader did not. Each as hipcc prints the
+     * inline asm (tests/gpu/cheats/dcu_*.cu). */
+    static const char *const hidden[] = {
+        "\t;;#ASMSTART\n\t/* hint */ s_memtime s[0:1]\n\t;;#ASMEND\n", /* block comment */
+        "\t.text\n\t/* a\n b */ s_memtime s[0:1]\n",          /* one across lines */
+        "\t.text\n\"cheat;mark0\": s_memtime s[0:1]\n",          /* quoted label, `;` */
+        "\t.text\n\"a//b\": s_memtime s[0:1]\n",                 /* quoted label, `//` */
+        "\t.text\n\ts_nop 0\rs_memtime s[0:1]\n",               /* CR ends a statement */
+        "\t.text\nfoo : s_memtime s[0:1]\n",                     /* label, blank, colon */
+        "\t.text\n\ts_memtime_e32 s[0:1]\n",                     /* an encoding suffix */
+        "\t.text\n\tS_MEMTIME_E32 s[0:1]\n",
+        NULL};
+    for (size_t i = 0; hidden[i]; i++) {
+        asm_scan_one(hidden[i], &c);
+        if (c.reads != KIMAGE_READS_CLOCK)
+            fail_msg("not read: %s", hidden[i]);
+        assert_string_equal(c.what[0], "s_memtime");
+    }
+    /* 600 blanks, or a 600-byte label, before the mnemonic: past the old 512-byte cut */
+    {
+        char pad[2048];
+        int o = snprintf(pad, sizeof pad, "\t.text\n\t");
+        for (int i = 0; i < 600; i++)
+            pad[o++] = ' ';
+        snprintf(pad + o, sizeof pad - (size_t)o, "s_memtime s[0:1]\n");
+        asm_scan_one(pad, &c);
+        assert_int_equal(c.reads, KIMAGE_READS_CLOCK);
+        assert_string_equal(c.text[0], "s_memtime s[0:1]");
+        o = snprintf(pad, sizeof pad, "\t.text\n");
+        for (int i = 0; i < 600; i++)
+            pad[o++] = 'L';
+        snprintf(pad + o, sizeof pad - (size_t)o, ": s_memrealtime s[0:1]\n");
+        asm_scan_one(pad, &c);
+        assert_int_equal(c.reads, KIMAGE_READS_GLOBALTIMER);
+    }
+    /* hwreg( by expression or symbol: the assembler evaluates it (llvm-mc: hwreg(+4) and
+     * hwreg((4)) are HW_REG_HW_ID), so only a symbolic HW_REG_ name can be judged */
+    asm_scan_one("\ts_getreg_b32 s0, hwreg(+29, 0, 20)\n", &c);
+    assert_int_equal(c.reads, KIMAGE_PTX_DIRECTIVE);
+    asm_scan_one("\ts_getreg_b32 s0, hwreg((29))\n", &c);
+    assert_int_equal(c.reads, KIMAGE_PTX_DIRECTIVE);
+    asm_scan_one("\t.text\n.set HX, 29\n\ts_getreg_b32 s0, hwreg(HX)\n", &c);
+    assert_int_equal(c.reads, KIMAGE_PTX_DIRECTIVE);
+    asm_scan_one("\ts_getreg_b32 s0, hwreg(HW_REG_MODE+28)\n", &c);
+    assert_int_equal(c.reads, KIMAGE_PTX_DIRECTIVE);
+    /* raw words the list missed (llvm-mc 14 writes each into the code section: .float as
+     * .long, .dc.a as .quad, .balignl's fill, LEB128 bytes; .reloc it refuses, "unknown
+     * relocation name", and is counted for assemblers that take it), with a forged end
+     * marker */
+    static const char *const raw_more[] = {
+        ".float 0x1p-1", ".double 1.5", ".dc.a 5", ".dcb.l 2, 0xc0900000", ".ds.l 1",
+        ".sleb128 -5", ".uleb128 300", ".balignl 16, 0xc0900000", ".p2align 4, 0xc0",
+        ".org 64, 0x90", ".reloc 0, R_AMDGPU_ABS32, 0", NULL};
+    for (size_t i = 0; raw_more[i]; i++) {
+        char t[256];
+        snprintf(t, sizeof t, "\t.text\n\t;;#ASMSTART\n;;#ASMEND\n\t%s\n\t;;#ASMEND\n",
+                 raw_more[i]);
+        asm_scan_one(t, &c);
+        if (c.reads != KIMAGE_PTX_DIRECTIVE)
+            fail_msg("not found: %s", raw_more[i]);
+    }
+    /* honest near misses: the compiler's own alignment, names and strings that only look
+     * like a read, comments of every kind around nothing, the inline-asm markers after a
+     * statement, a CR LF file */
+    static const char *const clean[] = {
+        "\t.text\n\t.p2align 8\n\t.p2align\t2\n",
+        "\t.text\n\ts_nop 0 // s_memtime s[0:1]\n\ts_nop 0 /* s_memtime */\n",
+        "\t.text\n/* s_memtime s[0:1]\n s_memrealtime s[0:1] */\n\ts_endpgm\n",
+        "\t.section .rodata,\"a\",@progbits\n\t.p2align 6, 0x0\n\t.asciz \"s_memtime;\"\n",
+        "\t.text\nlbl_s_memtime: ; s_memtime\n\ts_getreg_b32 s0, hwreg(HW_REG_MODE, 0, 4)\n",
+        "\t.text\r\n\ts_nop 0\r\n\ts_endpgm\r\n",
+        NULL};
+    for (size_t i = 0; clean[i]; i++) {
+        asm_scan_one(clean[i], &c);
+        if (c.reads != 0)
+            fail_msg("found in honest text (0x%x): %s", c.reads, clean[i]);
+    }
+    /* calls (session 52): through a register (a function pointer: hipcc's readfirstlane then
+     * s_swappc), a direct call to a data symbol (its words run), a jump that is no return,
+     * and any jump, call or s_getpc in inline asm are reads the reader cannot judge */
+    static const char *const calls_bad[] = {
+        "\t.text\n\tv_readfirstlane_b32 s16, v3\n\tv_readfirstlane_b32 s17, v4\n"
+        "\ts_swappc_b64 s[30:31], s[16:17]\n",
+        "\t.text\n\ts_getpc_b64 s[16:17]\n\ts_add_u32 s16, s16, code@rel32@lo+4\n"
+        "\ts_addc_u32 s17, s17, code@rel32@hi+12\n\ts_swappc_b64 s[30:31], s[16:17]\n"
+        "\t.type\tcode,@object\n",
+        "\t.text\n\ts_getpc_b64 s[16:17]\n\ts_add_u32 s16, s16, f@rel32@lo+4\n"
+        "\ts_addc_u32 s17, s17, f@rel32@hi+12\n\ts_mov_b32 s16, s4\n"
+        "\ts_swappc_b64 s[30:31], s[16:17]\n\t.type\tf,@function\n",
+        "\t.text\n\ts_setpc_b64 s[4:5]\n",
+        "\t.text\n\tv_readfirstlane_b32 s4, v3\n\tv_readfirstlane_b32 s5, v4\n"
+        "\ts_mov_b64 s[16:17], s[4:5]\n\ts_swappc_b64 s[30:31], s[16:17]\n", /* a copy of data */
+        "\t.text\n\t;;#ASMSTART\n\ts_branch .LBB0_3\n\t;;#ASMEND\n",
+        "\t.text\n\t;;#ASMSTART\n\ts_getpc_b64 s[0:1]\n\t;;#ASMEND\n",
+        "\t.text\n\t;;#ASMSTART\n\ts_cbranch_scc0 lbl\n\t;;#ASMEND\n",
+        NULL};
+    for (size_t i = 0; calls_bad[i]; i++) {
+        asm_scan_one(calls_bad[i], &c);
+        if (c.reads != KIMAGE_PTX_DIRECTIVE)
+            fail_msg("call not found (0x%x): %s", c.reads, calls_bad[i]);
+    }
+    /* honest: a direct call to a function of the file (defined before or after), a return,
+     * the compiler's own branches */
+    static const char *const calls_ok[] = {
+        "\t.text\n\t.type\tf,@function\nf:\n\ts_setpc_b64 s[30:31]\n"
+        "\ts_getpc_b64 s[16:17]\n\ts_add_u32 s16, s16, f@rel32@lo+4\n"
+        "\ts_addc_u32 s17, s17, f@rel32@hi+12\n\ts_swappc_b64 s[30:31], s[16:17]\n",
+        "\t.text\n\ts_getpc_b64 s[16:17]\n\ts_add_u32 s16, s16, g@rel32@lo+4\n"
+        "\ts_addc_u32 s17, s17, g@rel32@hi+12\n\ts_mov_b32 s4, s16\n"
+        "\ts_swappc_b64 s[30:31], s[16:17]\n\t.type\tg,@function\n",
+        "\t.text\n\ts_cbranch_execz .LBB0_2\n\ts_branch .LBB0_3\n.LBB0_2:\n\ts_endpgm\n",
+        "\t.text\n\ts_getpc_b64 s[4:5]\n\ts_add_u32 s4, s4, g@rel32@lo+4\n"
+        "\ts_addc_u32 s5, s5, g@rel32@hi+12\n\ts_mov_b64 s[16:17], s[4:5]\n"
+        "\ts_swappc_b64 s[30:31], s[16:17]\n\t.type\tg,@function\n", /* a copy */
+        NULL};
+    for (size_t i = 0; calls_ok[i]; i++) {
+        asm_scan_one(calls_ok[i], &c);
+        if (c.reads != 0)
+            fail_msg("honest call found (0x%x): %s", c.reads, calls_ok[i]);
+    }
+    /* line numbers still count LF lines only (a CR LF is one line) */
+    asm_scan_one("\t.text\r\n\ts_nop 0\r\n\ts_memtime s[0:1]\n", &c);
+    assert_int_equal(c.line[0], 25); /* the third line of the extra (test above: 24 the second) */
 }
 
 /* The rule on DCU code objects: the assembly beside the image (module-hip-amdgcn-*.s). */
@@ -823,7 +948,8 @@ static void test_asm_device_heap(void **state)
     (void)state;
     kimage_clocks c;
     asm_scan_one("\t.text\n\ts_getpc_b64 s[16:17]\n\ts_add_u32 s16, s16, __ockl_dm_alloc@rel32@lo+4\n"
-                 "\ts_addc_u32 s17, s17, __ockl_dm_alloc@rel32@hi+12\n\ts_swappc_b64 s[30:31], s[16:17]\n",
+                 "\ts_addc_u32 s17, s17, __ockl_dm_alloc@rel32@hi+12\n\ts_swappc_b64 s[30:31], s[16:17]\n"
+                 "\t.type\t__ockl_dm_alloc,@function\n", /* defined below, as hipcc writes it */
                  &c);
     assert_int_equal(c.reads, KIMAGE_DEVICE_HEAP);
     int k = kimage_clocks_first(c.reads);

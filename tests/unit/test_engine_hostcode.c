@@ -108,7 +108,9 @@ static void expect_finding(const char *cand, const char *line_needle, const char
     assert_int_equal(hostcode_check(BASE, strlen(BASE), cand, strlen(cand), &f), HK_OK);
     if (!f.found)
         fail_msg("no finding, expected: %s", why);
-    assert_int_equal(f.line, line_of(cand, line_needle));
+    if (f.line != line_of(cand, line_needle))
+        fail_msg("finding at line %u, expected %u: %s -- %s", f.line, line_of(cand, line_needle),
+                 f.why, f.quote);
     assert_string_equal(f.quote, quote);
     assert_string_equal(f.why, why);
     hostcode_finding_clear(&f);
@@ -149,7 +151,8 @@ static void test_device_additions(void **state)
                             "typedef struct { int lo, hi; } Range;\n"
                             "template <typename T, int N = 2>\n"
                             "__device__ __forceinline__ T twice(T v) { return v * N; }\n"
-                            "__host__ __device__ inline float sq(float v) { return v * v; }\n"
+                            "namespace sq_ns { __host__ __device__ inline float sq(float v) "
+                            "{ return v * v; } }\n"
                             "__device__ float dtable[4] = {1, 2, 3, 4};\n"
                             "__constant__ float coef[2];\n"
                             "extern __shared__ float dyn[];\n"
@@ -833,10 +836,16 @@ static void test_host_in_device_disguise(void **state)
     expect_finding(c, "__host__ __device__ int now",
                    "__host__ __device__ int now(int id, void *ts) asm(\"clock_gettime\");", label);
     free(c);
-    /* __host__ __device__ functions that replace a library's or the harness's */
+    /* __host__ __device__ functions that replace a library's or the harness's; since
+     * session 52 one at global scope is found by where it is (reach), whatever its name */
     const char *interpose = "a __host__ __device__ function that replaces a library's or the "
                             "harness's (C linkage, a global operator new or delete, a member of a "
                             "library's namespace, or a name the harness calls)";
+    const char *reach = "a function compiled for the host too (__host__ __device__, or a friend "
+                        "without __device__) where the host code can reach it: outside a "
+                        "namespace or class of the candidate's own it can replace, or win the "
+                        "overload of, a function the host code calls; make it __device__ or put "
+                        "it in a namespace of its own";
     c = insert_before(BASE, "__global__",
                       "__host__ __device__ void *operator new(size_t n) { return 0; }\n");
     expect_finding(c, "__host__ __device__ void *operator new",
@@ -853,7 +862,7 @@ static void test_host_in_device_disguise(void **state)
     expect_finding(c, "__host__ __device__ int clock_gettime",
                    "__host__ __device__ int clock_gettime(int id, struct timespec *ts) "
                    "{ return 0; }",
-                   interpose);
+                   reach);
     free(c);
     c = insert_before(BASE, "__global__",
                       "extern \"C\" {\n__device__ __host__ int fake_elapsed(float *ms) "
@@ -868,7 +877,7 @@ static void test_host_in_device_disguise(void **state)
     expect_finding(c, "__host__ __device__ cudaError_t",
                    "__host__ __device__ cudaError_t cudaEventElapsedTimeFast(float *ms) "
                    "{ return cudaSuccess; }",
-                   interpose);
+                   reach);
     free(c);
     /* a member of a library's namespace, defined out of line (libstdc++.so's clock) */
     c = insert_before(BASE, "__global__",
@@ -892,7 +901,7 @@ static void test_host_in_device_disguise(void **state)
                       "};\n");
     expect_finding(c, "    friend int clock_gettime",
                    "friend int clock_gettime(int id, struct timespec *ts) { return 0; }",
-                   interpose);
+                   reach);
     free(c);
     c = insert_before(BASE, "__global__",
                       "struct Clock {\n"
@@ -903,10 +912,12 @@ static void test_host_in_device_disguise(void **state)
                    "__host__ __device__ static int now(int id, void *ts) asm(\"clock_gettime\");",
                    label);
     free(c);
-    /* honest look-alikes stay clean: a __host__ __device__ helper, an operator on a vector
-     * type, a class's own operator new, a typedef'd struct with constexpr members, a
-     * device struct variable, asm inside a body, extern "C" kernels */
+    /* honest look-alikes stay clean: a __host__ __device__ helper and an operator on a
+     * vector type in a namespace of the candidate's own (session 52: at global scope they are
+     * reachable, test_host_device_reach), a class's own operator new, a typedef'd struct with
+     * constexpr members, a device struct variable, asm inside a body, extern "C" kernels */
     c = insert_before(BASE, "__global__",
+                      "namespace mine {\n"
                       "__host__ __device__ inline int ceil_div(int a, int b) "
                       "{ return (a + b - 1) / b; }\n"
                       "__host__ __device__ inline float2 operator+(float2 a, float2 b) "
@@ -921,6 +932,9 @@ static void test_host_in_device_disguise(void **state)
                       "extern \"C\" __global__ void kc(float *p) "
                       "{ asm volatile(\"membar.gl;\"); p[0] = 1; }\n"
                       "__host__ __device__ std::size_t words(std::size_t n) { return n / 4; }\n"
+                      "__host__ __device__ int inv(int x = ~ceil_div(1, 1)) { return ~x; }\n"
+                      "__host__ __device__ bool operator<(float2 a, float2 b) { return a.x < b.x; }\n"
+                      "}\n"
                       "struct Vec { float x; __host__ __device__ float len() const; "
                       "__device__ void fence() { asm volatile(\"membar.gl;\"); }\n"
                       "    friend __host__ __device__ Vec operator*(Vec a, float s) "
@@ -931,7 +945,6 @@ static void test_host_in_device_disguise(void **state)
                       "struct DevOnly { int v; __device__ ~DevOnly() { v = 0; } };\n"
                       "struct Plain { int v; ~Plain() = default; int flip() { return ~v; }\n"
                       "    int mask = ~bits(3); static int bits(int b) { return b; } };\n"
-                      "__host__ __device__ int inv(int x = ~ceil_div(1, 1)) { return ~x; }\n"
                       "#define KARGS const float *ka, float *kb\n"
                       "__global__ void kk(KARGS) { kb[0] = ka[0]; }\n"
                       "#define MAX2(a, b) ((a) > (b) ? (a) : (b))\n"
@@ -950,11 +963,228 @@ static void test_host_in_device_disguise(void **state)
                       "__device__ std::conditional_t<(2 > 1), int, float> pick;\n"
                       "template <typename T> __device__ std::enable_if_t<(sizeof(T) > 2), T> "
                       "widen(T v) { return v; }\n"
-                      "__host__ __device__ bool operator<(float2 a, float2 b) { return a.x < b.x; }\n"
                       "namespace dev { namespace inner {\n"
                       "__device__ float lane(void) { return 0; }\n} }\n");
     expect_clean(c);
     free(c);
+}
+
+/* Session 52: a function compiled for the host must sit where the host code cannot reach it
+ * -- a namespace or class of the candidate's own -- whatever its name (host_lib_names, the
+ * list of C library names it replaced, missed each of the first five: CLEAN with main's
+ * hostcode.c). */
+static void test_host_device_reach(void **state)
+{
+    (void)state;
+    const char *reach = "a function compiled for the host too (__host__ __device__, or a friend "
+                        "without __device__) where the host code can reach it: outside a "
+                        "namespace or class of the candidate's own it can replace, or win the "
+                        "overload of, a function the host code calls; make it __device__ or put "
+                        "it in a namespace of its own";
+    const char *using_own = "a using-directive or using-declaration that brings the candidate's "
+                            "own namespace into a scope the host code reads (its functions would "
+                            "take part in the host code's calls)";
+    /* a C library name spelled through a macro: the item's name token is NOW */
+    char *c = insert_before(BASE, "__global__",
+                            "#define NOW clock_gettime\n"
+                            "__host__ __device__ int NOW(int id, struct timespec *ts) "
+                            "{ return 0; }\n");
+    expect_finding(c, "__host__ __device__ int NOW",
+                   "__host__ __device__ int NOW(int id, struct timespec *ts) { return 0; }", reach);
+    free(c);
+    /* a libc function the list did not have (rand: the harness's seeds), and the
+     * baseline's own host launcher, dropped and defined again as host-device code */
+    c = insert_before(BASE, "__global__", "__host__ __device__ int rand(void) { return 4; }\n");
+    expect_finding(c, "__host__ __device__ int rand", "__host__ __device__ int rand(void) { return 4; }",
+                   reach);
+    free(c);
+    c = replace(BASE, "void launch(const float *x, float *y, float a, int n)\n{",
+                "__host__ __device__ void launch(const float *x, float *y, float a, int n)\n{");
+    expect_finding(c, "__host__ __device__ void launch",
+                   "__host__ __device__ void launch(const float *x, float *y, float a, int n)", reach);
+    free(c);
+    /* an overload the host code's call prefers (printf(const char *, float) over libc's ...) */
+    c = insert_before(BASE, "__global__",
+                      "template <typename T> __host__ __device__ int fake_fmt(const char *f, T v) "
+                      "{ return 0; }\n");
+    expect_finding(c, "template <typename T>",
+                   "template <typename T> __host__ __device__ int fake_fmt(const char *f, T v) "
+                   "{ return 0; }",
+                   reach);
+    free(c);
+    /* a friend without a parameter of its class: <ctime>'s or <cstdlib>'s declaration names it */
+    c = insert_before(BASE, "__global__",
+                      "struct Seed {\n    friend int rand(void) { return 4; }\n};\n");
+    expect_finding(c, "    friend int rand", "friend int rand(void) { return 4; }", reach);
+    free(c);
+    /* scopes the host code's lookup enters: an inline or unnamed namespace, a namespace the
+     * baseline names (scale is its kernel's name) */
+    c = insert_before(BASE, "__global__",
+                      "inline namespace fast {\n__host__ __device__ int rand(void) { return 4; }\n}\n");
+    expect_finding(c, "__host__ __device__ int rand", "__host__ __device__ int rand(void) { return 4; }",
+                   reach);
+    free(c);
+    c = insert_before(BASE, "__global__",
+                      "namespace {\n__host__ __device__ int rand(void) { return 4; }\n}\n");
+    expect_finding(c, "__host__ __device__ int rand", "__host__ __device__ int rand(void) { return 4; }",
+                   reach);
+    free(c);
+    c = insert_before(BASE, "__global__",
+                      "namespace banner {\n__host__ __device__ int rand(void) { return 4; }\n}\n");
+    expect_finding(c, "__host__ __device__ int rand", "__host__ __device__ int rand(void) { return 4; }",
+                   reach);
+    free(c);
+    /* the candidate's own namespace brought into the host code's lookup */
+    c = insert_before(BASE, "__global__",
+                      "namespace mine {\n__host__ __device__ int rand(void) { return 4; }\n}\n"
+                      "using namespace mine;\n");
+    expect_finding(c, "using namespace mine;", "using namespace mine;", using_own);
+    free(c);
+    c = insert_before(BASE, "__global__",
+                      "namespace mine {\n__host__ __device__ int rand(void) { return 4; }\n}\n"
+                      "using mine::rand;\n");
+    expect_finding(c, "using mine::rand;", "using mine::rand;", using_own);
+    free(c);
+    /* clean: the candidate's own namespace (nested too), class members defined out of line,
+     * operators and hidden friends of its own classes, device-only friends, a using inside its
+     * own namespace, type aliases */
+    c = insert_before(BASE, "__global__",
+                      "namespace mine { namespace detail {\n"
+                      "__host__ __device__ int rand(void) { return 4; }\n} }\n"
+                      "namespace mine { using namespace detail; using detail::rand; }\n"
+                      "namespace mine::v2 { __host__ __device__ int clock_gettime(int, void *) "
+                      "{ return 0; } }\n"
+                      "struct __align__(8) V2 { float x, y; __host__ __device__ float dot(V2 o) const;\n"
+                      "    friend __host__ __device__ V2 operator-(V2 a) { return {-a.x, -a.y}; }\n"
+                      "    friend __device__ int lane(void) { return 0; } };\n"
+                      "__host__ __device__ float V2::dot(V2 o) const { return x * o.x + y * o.y; }\n"
+                      "__host__ __device__ V2 operator+(V2 a, V2 b) { return {a.x + b.x, a.y + b.y}; }\n"
+                      "template <typename T> __host__ __device__ T twice(V2 v, T s) { return s; }\n"
+                      "using V2_t = V2;\n"
+                      "__device__ int rand_dev(void) { return 4; }\n");
+    expect_finding(c, "template <typename T> __host__ __device__ T twice",
+                   "template <typename T> __host__ __device__ T twice(V2 v, T s) { return s; }", reach);
+    free(c);
+    c = insert_before(BASE, "__global__",
+                      "namespace mine { namespace detail {\n"
+                      "__host__ __device__ int rand(void) { return 4; }\n} }\n"
+                      "namespace mine { using namespace detail; using detail::rand; }\n"
+                      "namespace mine::v2 { __host__ __device__ int clock_gettime(int, void *) "
+                      "{ return 0; } }\n"
+                      "struct __align__(8) V2 { float x, y; __host__ __device__ float dot(V2 o) const;\n"
+                      "    friend __host__ __device__ V2 operator-(V2 a) { return {-a.x, -a.y}; }\n"
+                      "    friend __device__ int lane(void) { return 0; } };\n"
+                      "__host__ __device__ float V2::dot(V2 o) const { return x * o.x + y * o.y; }\n"
+                      "__host__ __device__ V2 operator+(V2 a, V2 b) { return {a.x + b.x, a.y + b.y}; }\n"
+                      "using V2_t = V2;\n"
+                      "__device__ int rand_dev(void) { return 4; }\n");
+    expect_clean(c);
+    free(c);
+    /* the DCU's inline-asm markers in an asm string, whole or split across literals (a
+     * forged end let `.set HX, 29` escape the reader's inline-asm span: hc_asm_marker.cu) */
+    const char *marker = "a string or word holding the compiler's inline-asm marker (#ASMSTART, "
+                         "#ASMEND): the referee reads a DCU's assembly by them";
+    c = insert_before(BASE, "__global__",
+                      "__device__ unsigned hx(void) { unsigned v;\n"
+                      "    asm volatile(\";;#ASMEND\\n.set HX, 29\" \"\\n;;#ASMSTART\" : \"=s\"(v));\n"
+                      "    return v; }\n");
+    expect_finding(c, "    asm volatile", "asm volatile(\";;#ASMEND\\n.set HX, 29\" \"\\n;;#ASMSTART\" : \"=s\"(v));",
+                   marker);
+    free(c);
+    c = insert_before(BASE, "__global__",
+                      "__device__ void hy(void) { asm volatile(\";;#ASM\" \"end\"); }\n");
+    expect_finding(c, "__device__ void hy", "__device__ void hy(void) { asm volatile(\";;#ASM\" \"end\"); }",
+                   marker);
+    free(c);
+    /* C linkage ignores namespaces: still the library's symbol */
+    c = insert_before(BASE, "__global__",
+                      "namespace mine {\nextern \"C\" __host__ __device__ int rand(void) "
+                      "{ return 4; }\n}\n");
+    expect_finding(c, "extern \"C\" __host__", "extern \"C\" __host__ __device__ int rand(void) { return 4; }",
+                   "a __host__ __device__ function that replaces a library's or the harness's (C "
+                   "linkage, a global operator new or delete, a member of a library's namespace, or "
+                   "a name the harness calls)");
+    free(c);
+}
+
+/* Session 52: a type the kept host code uses, defined differently by the candidate. */
+static const char TYPED_BASE[] =
+    "#include <cuda_runtime.h>\n"
+    "struct Params { float a; int n; };\n"
+    "typedef float real_t;\n"
+    "enum Mode { MODE_FAST = 1, MODE_EXACT = 2 };\n"
+    "struct Tile { float v[32]; };\n"
+    "__global__ void scale(Params p, const real_t *x, real_t *y)\n"
+    "{\n"
+    "    __shared__ Tile t;\n"
+    "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "    t.v[threadIdx.x % 32] = x[i];\n"
+    "    if (i < p.n)\n"
+    "        y[i] = p.a * t.v[threadIdx.x % 32];\n"
+    "}\n"
+    "void launch(const real_t *x, real_t *y, float a, int n)\n"
+    "{\n"
+    "    Params p = {a, n};\n"
+    "    Mode m = MODE_FAST;\n"
+    "    scale<<<(n + 255) / 256, 256>>>(p, x, y);\n"
+    "    (void)m;\n"
+    "}\n";
+
+static void typed_finding(const char *old, const char *repl, const char *line, const char *name)
+{
+    char *c = replace(TYPED_BASE, old, repl);
+    hostcode_finding f;
+    assert_int_equal(hostcode_check(TYPED_BASE, strlen(TYPED_BASE), c, strlen(c), &f), HK_OK);
+    if (!f.found)
+        fail_msg("no finding for: %s", repl);
+    char why[512];
+    snprintf(why, sizeof why,
+             "a type the host code uses, defined differently from the baseline's (its size, "
+             "layout or values would differ between the host code and the device code) (%s)",
+             name);
+    assert_string_equal(f.why, why);
+    assert_int_equal(f.line, line_of(c, line));
+    hostcode_finding_clear(&f);
+    free(c);
+}
+
+static void typed_clean(const char *old, const char *repl)
+{
+    char *c = replace(TYPED_BASE, old, repl);
+    hostcode_finding f;
+    assert_int_equal(hostcode_check(TYPED_BASE, strlen(TYPED_BASE), c, strlen(c), &f), HK_OK);
+    if (f.found)
+        fail_msg("unexpected finding at line %u: %s -- %s", f.line, f.why, f.quote);
+    free(c);
+}
+
+static void test_host_types(void **state)
+{
+    (void)state;
+    /* each was CLEAN with main's hostcode.c: a type definition was allowed whatever it was */
+    typed_finding("struct Params { float a; int n; };", "struct Params { int n; float a; };",
+                  "struct Params", "Params"); /* members reordered: launch's {a, n} */
+    typed_finding("struct Params { float a; int n; };",
+                  "struct __align__(16) Params { float a; int n; };", "struct __align__", "Params");
+    typed_finding("typedef float real_t;", "typedef double real_t;", "typedef double", "real_t");
+    typed_finding("typedef float real_t;", "using real_t = __half;", "using real_t", "real_t");
+    typed_finding("enum Mode { MODE_FAST = 1, MODE_EXACT = 2 };",
+                  "enum Mode { MODE_FAST = 2, MODE_EXACT = 1 };", "enum Mode", "Mode");
+    typed_finding("enum Mode { MODE_FAST = 1, MODE_EXACT = 2 };",
+                  "enum Mode2 { MODE_FAST = 2, MODE_EXACT = 1 };", "enum Mode2", "MODE_FAST");
+    typed_finding("struct Params { float a; int n; };",
+                  "template <typename T> struct Box { T v; };\n"
+                  "template <> struct Box<int> { long v; };\n"
+                  "typedef struct { int n; float a; } Params;", "typedef struct", "Params");
+    /* clean: the same types reformatted, a device-only type changed, new types, a forward
+     * declaration and an elaborated use of a host type, the kernel changed */
+    typed_clean("struct Params { float a; int n; };", "struct Params {\n  float a;\n  int n;\n};");
+    typed_clean("struct Tile { float v[32]; };", "struct Tile { float v[33]; };");
+    typed_clean("struct Tile { float v[32]; };",
+                "struct Tile { float v[32]; };\nstruct Acc { double s; };\n"
+                "enum class Lane : int { lo, hi };\nusing acc_t = double;\n"
+                "struct Params;\n__device__ struct Params *last_params;\n");
+    typed_clean("        y[i] = p.a * t.v[threadIdx.x % 32];", "        y[i] = __fmul_rn(p.a, x[i]);");
 }
 
 static void test_said_zh(void **state)
@@ -980,6 +1210,40 @@ static void test_said_zh(void **state)
     said_zh_of(c, "a macro that stringifies or pastes tokens (the scan cannot see what it makes)",
                "第 %u 行：把记号字符串化或拼接的宏（扫描看不到它生成什么）：%s");
     free(c);
+    /* session 52's findings */
+    c = insert_before(BASE, "__global__", "__host__ __device__ int rand(void) { return 4; }\n");
+    said_zh_of(c,
+               "a function compiled for the host too (__host__ __device__, or a friend without "
+               "__device__) where the host code can reach it: outside a namespace or class of the "
+               "candidate's own it can replace, or win the overload of, a function the host code "
+               "calls; make it __device__ or put it in a namespace of its own",
+               "第 %u 行：同时为主机端编译的函数（__host__ __device__，或未标 __device__ 的友元）"
+               "位于主机代码可触及之处：不在候选代码自有的命名空间或类中时，它可能替换主机代码调用"
+               "的函数，或在重载解析中胜出；请改为 __device__，或放入自有的命名空间：%s");
+    free(c);
+    c = insert_before(BASE, "__global__", "namespace mine { }\nusing namespace mine;\n");
+    said_zh_of(c,
+               "a using-directive or using-declaration that brings the candidate's own namespace "
+               "into a scope the host code reads (its functions would take part in the host "
+               "code's calls)",
+               "第 %u 行：把候选代码自有命名空间引入主机代码所在作用域的 using 指令或 using 声明"
+               "（其中的函数会参与主机代码的调用解析）：%s");
+    free(c);
+    {
+        char *t = replace(TYPED_BASE, "typedef float real_t;", "typedef double real_t;");
+        hostcode_finding f;
+        assert_int_equal(hostcode_check(TYPED_BASE, strlen(TYPED_BASE), t, strlen(t), &f), HK_OK);
+        assert_true(f.found);
+        char *stored = hk_asprintf(hk_tr_in(HK_LANG_EN, HK_MSG_HC_AT), f.line, f.why, f.quote);
+        char *want = hk_asprintf("第 %u 行：与基线定义不同的、主机端代码使用的类型（主机端与设备端"
+                                 "代码对其大小、布局或取值的理解将不一致）（real_t）：%s",
+                                 f.line, f.quote);
+        said_zh_check(stored, want, NULL, true);
+        hk_free(want);
+        hk_free(stored);
+        hostcode_finding_clear(&f);
+        free(t);
+    }
     assert_int_equal(hk_alloc_live(), live);
 }
 
@@ -1003,6 +1267,8 @@ int main(void)
         cmocka_unit_test(test_quote_cap_and_args),
         cmocka_unit_test(test_out_of_memory),
         cmocka_unit_test(test_host_in_device_disguise),
+        cmocka_unit_test(test_host_device_reach),
+        cmocka_unit_test(test_host_types),
         cmocka_unit_test(test_said_zh),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
