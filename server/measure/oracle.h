@@ -361,11 +361,12 @@ enum oracle_sens_verdict {
 };
 
 /* One program run for the check: the baseline's (baseline true) or the candidate's, on x
- * (scale 0) or on x' at scale. HK_OK with *out filled (the caller frees it); a run that
+ * (scale 0) or on x' at scale, raised by plan `kind` (hk_harness.h enum hk_perturb_kind: the
+ * ladder, or the spread plan). HK_OK with *out filled (the caller frees it); a run that
  * failed returns ORACLE_SENS_RUN_FAILED with why (at most len bytes) in why; any other
  * value (HK_ECANCELED, HK_ENOMEM) ends the check with it. */
 #define ORACLE_SENS_RUN_FAILED 1
-typedef int (*oracle_sens_run_fn)(void *ctx, bool baseline, double scale, oracle_file *out,
+typedef int (*oracle_sens_run_fn)(void *ctx, bool baseline, double scale, int kind, oracle_file *out,
                                   char *why, size_t len);
 
 typedef struct {
@@ -374,17 +375,25 @@ typedef struct {
     double tried;
     int runs;           /* program runs made */
     int arg_index;      /* the output judged last (the failing one), -1 none */
+    int kind;           /* FAIL: the plan whose change was missed (enum hk_perturb_kind) */
     long long element;  /* FAIL: the element */
     double expected, got, bound, worst; /* FAIL: db, dc, bound; worst ratio over outputs */
+    double worst_kind[2]; /* worst ratio of each plan (enum hk_perturb_kind) */
     size_t n_significant; /* elements judged against a significant change */
     char note[400];     /* SKIPPED: why; FAIL by a failed run: the run's words */
 } oracle_sens_outcome;
 
-/* The check: the baseline on x, on x' from the smallest amount up until its change is
- * significant somewhere (a non-finite change, or none at the largest amount, skips), then
- * the candidate on x and x' at that amount, judged output by output with the spec's
- * tolerance of each (s NULL: the dtype's default, spec_default_tolerance). HK_OK (see
- * out->verdict) or the run callback's error. */
-int oracle_sens_check(const spec *s, oracle_sens_run_fn run, void *ctx, oracle_sens_outcome *out);
+/* The check: the baseline on x, on x' (the ladder plan) from the smallest amount up until
+ * its change is significant somewhere (a non-finite change, or none at the largest amount,
+ * skips), and on x'' (the spread plan, hk_perturb_plan_kind) at that amount; then the
+ * candidate on x, x' and x'', each change judged output by output with the spec's tolerance
+ * of each (s NULL: the dtype's default, spec_default_tolerance) and its absolute part
+ * widened by widen[arg].atol where the referee's comparison widens it (measure_widen_at at
+ * the check's size and distribution; widen NULL: none), so that a candidate the widened
+ * tolerance rule accepts on every run is never rejected here. 1 + (1 to
+ * ORACLE_SENS_TRIES) + 1 baseline runs and 3 candidate runs. HK_OK (see out->verdict) or
+ * the run callback's error. */
+int oracle_sens_check(const spec *s, const oracle_widen *widen, oracle_sens_run_fn run, void *ctx,
+                      oracle_sens_outcome *out);
 
 #endif
