@@ -341,6 +341,23 @@ static inline void hk_perturb_plan_kind(uint64_t seed, int arg, uint64_t count, 
     *n = m;
 }
 
+/* The value a planned element of x takes under amount (session 52): at SCALE <= 1 (the
+ * check's first amount) a uniform(lo, hi) input stays inside its declared range, raised by
+ * at most half its distance to hi (never to hi itself, which the fill never makes: a
+ * coordinate x * W cast to an index stays below W), so that where the response to in-range changes is significant (elementwise
+ * and row kernels) the check never drives the baseline out of its domain (a float used as
+ * an index or a coordinate, a fast path a candidate takes for the declared range); larger
+ * amounts, tried only when the in-range response is within rounding (a sum over 2^24
+ * elements), leave it. */
+static inline double hk_perturb_value(double x, double amount, hk_dist d, double scale)
+{
+    if (d.kind == HK_DIST_UNIFORM && scale <= 1.0) {
+        double hi = d.a > d.b ? d.a : d.b, room = 0.5 * (hi - x);
+        return x + (amount < room ? amount : room > 0.0 ? room : 0.0);
+    }
+    return x + amount;
+}
+
 /* The ladder plan (session 51's, the one --perturb SEED:SCALE applies). */
 static inline void hk_perturb_plan(uint64_t seed, int arg, uint64_t count, int dtype, hk_dist d,
                                    double scale, uint64_t pos[HK_PERTURB_N],
@@ -2178,7 +2195,9 @@ static void hk_perturb_apply(void *host, size_t count, int dt, hk_dist d, int ar
     hk_perturb_plan_kind((uint64_t)hk_perturb_seed, arg, count, dt, d, hk_perturb_scale, hk_perturb_kind,
                          pos, amount, &n);
     for (int j = 0; j < n; j++) {
-        hk_store(host, (size_t)pos[j], dt, hk_load((const unsigned char *)host, (size_t)pos[j], dt) + amount[j]);
+        hk_store(host, (size_t)pos[j], dt,
+                 hk_perturb_value(hk_load((const unsigned char *)host, (size_t)pos[j], dt), amount[j], d,
+                                  hk_perturb_scale));
         hk_perturbed++;
     }
 }
