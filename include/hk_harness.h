@@ -250,7 +250,8 @@ HK_GRID_FN double hk_grid_value(double q, double k0, double nk, double u)
 }
 
 /* The referee's sensitivity check (docs/accuracy.md "The sensitivity check"): run mode
- * with --perturb SEED:SCALE raises HK_PERTURB_N elements of every input and inout argument
+ * with --perturb SEED:SCALE raises HK_PERTURB_N elements (the ladder; with SEED:SCALE:spread
+ * the spread plan's HK_PERTURB_SPREAD, below) of every input and inout argument
  * that holds plain real data (a float dtype drawn from uniform() or normal():
  * hk_perturb_eligible; never integers, indices, sparse masks, zeros or grids) by known
  * amounts after they are filled. Positions and amounts follow from (SEED, argument index,
