@@ -303,10 +303,12 @@ bool oracle_spec_has_grid(const spec *s);
  * that skips or samples work (tests/gpu/cheats/reduce_sum_grid_aware.cu) misses each
  * change in what it skips. The baseline gives the expected response, so no output needs
  * to be declared linear: on inputs x and x' (x with a few elements of every real-valued
- * input raised: hk_harness.h's hk_perturb_plan), the candidate's change c(x') - c(x) must
- * match the baseline's b(x') - b(x) element by element:
+ * input raised: hk_harness.h's hk_perturb_plan_kind, the ladder; and x'', the spread plan),
+ * the candidate's change c(x') - c(x) must match the baseline's b(x') - b(x) element by
+ * element (and so for x''):
  *     |dc - db| <= frac |db| + n,   n = max(2 tau s, t(b(x)_i) + t(b(x')_i)),
- *     s = max(|b(x)_i|, |b(x')_i|, max_k |b(x)_k|), t(b) = atol + rtol |b| (the spec's)
+ *     s = max(|b(x)_i|, |b(x')_i|, max_k |b(x)_k|), t(b) = atol + w + rtol |b| (the spec's,
+ *     w the referee's widening of that output, oracle_sens_check's widen)
  * (tau: a rounding allowance per run relative to the output's magnitude, far above any
  * summation order's error and far below a skipped share's: oracle_sens_default_rule; the
  * two runs' tolerances: a candidate within the spec's tolerance on both runs is within n,
@@ -332,8 +334,8 @@ typedef struct {
     double sig;  /* significant: |db| > sig * 2 * tau * s */
 } oracle_sens_rule;
 
-/* frac 0.05, sig 16; tau f32 2^-10, f64 2^-26, f16 2^-8, bf16 2^-6; 0 for integers (not
- * judged). */
+/* frac 0.02 (0.05 until session 52), sig 16; tau f32 2^-10, f64 2^-26, f16 2^-8,
+ * bf16 2^-6; 0 for integers (not judged). */
 oracle_sens_rule oracle_sens_default_rule(int dtype);
 
 typedef struct {
