@@ -1468,6 +1468,7 @@ void oracle_sens_judge(int dtype, const void *b0, const void *b1, const void *c0
         double db = x1 - x0, noise = 2.0 * rule->tau * s;
         if (tol) /* the two runs' tolerances */
             noise = fmax(noise, 2.0 * tol->atol + tol->rtol * (fabs(x0) + fabs(x1)));
+        noise += rule->jitter; /* the baseline's own run-to-run difference */
         if (fabs(db) > rule->sig * noise)
             r->n_significant++;
         if (noise > 0.0 && fabs(db) / noise > r->strongest)
@@ -1517,7 +1518,8 @@ static spec_tolerance sens_tol(const spec *s, const oracle_widen *widen, uint32_
 int oracle_sens_check(const spec *s, const oracle_widen *widen, oracle_sens_run_fn run, void *ctx,
                       oracle_sens_outcome *out)
 {
-    oracle_file b0 = {0}, b1 = {0}, bs = {0}, c0 = {0}, c1 = {0}, cs = {0};
+    oracle_file b0 = {0}, br = {0}, b1 = {0}, bs = {0}, c0 = {0}, c1 = {0}, cs = {0};
+    double *jit = NULL; /* per output: ORACLE_SENS_JITTER x the baseline's run-to-run difference */
     char why[sizeof out->note];
     int rc;
     memset(out, 0, sizeof *out);
@@ -1533,6 +1535,31 @@ int oracle_sens_check(const spec *s, const oracle_widen *widen, oracle_sens_run_
         }
         goto out;
     }
+    /* the baseline again on x: its own run-to-run difference (float atomics in another
+     * order), per output, widens n (ORACLE_SENS_JITTER times it); 0 for a deterministic one */
+    out->runs++;
+    if ((rc = run(ctx, true, 0.0, HK_PERTURB_LADDER, &br, why, sizeof why)) != HK_OK) {
+        if (rc == ORACLE_SENS_RUN_FAILED) {
+            snprintf(out->note, sizeof out->note, hk_tr(HK_MSG_SENS_BASE_FAILED), why);
+            rc = HK_OK;
+        }
+        goto out;
+    }
+    if (!sens_same_layout(&b0, &br)) {
+        snprintf(out->note, sizeof out->note, "%s", hk_tr(HK_MSG_SENS_LAYOUT));
+        goto out;
+    }
+    if (b0.n && !(jit = hk_calloc(b0.n, sizeof *jit))) {
+        rc = HK_ENOMEM;
+        goto out;
+    }
+    for (size_t k = 0; k < b0.n; k++)
+        for (size_t i = 0; i < b0.outputs[k].count && hk_dtype_is_float(b0.outputs[k].dtype); i++) {
+            double d = fabs(oracle_element(b0.outputs[k].dtype, br.outputs[k].data, i) -
+                            oracle_element(b0.outputs[k].dtype, b0.outputs[k].data, i));
+            if (isfinite(d) && ORACLE_SENS_JITTER * d > jit[k])
+                jit[k] = ORACLE_SENS_JITTER * d;
+        }
     /* an amount whose response is significant somewhere and finite everywhere, no larger
      * than it needs to be (a large one can leave the baseline's own accuracy behind) */
     double scale = 1.0;
@@ -1556,6 +1583,7 @@ int oracle_sens_check(const spec *s, const oracle_widen *widen, oracle_sens_run_
         for (size_t k = 0; k < b0.n; k++) {
             oracle_sens_result res;
             oracle_sens_rule rule = oracle_sens_default_rule(b0.outputs[k].dtype);
+            rule.jitter = jit[k];
             spec_tolerance tol = sens_tol(s, widen, b0.outputs[k].arg_index, b0.outputs[k].dtype);
             oracle_sens_judge(b0.outputs[k].dtype, b0.outputs[k].data, b1.outputs[k].data, NULL,
                               NULL, b0.outputs[k].count, &rule, &tol, &res);
@@ -1621,9 +1649,11 @@ int oracle_sens_check(const spec *s, const oracle_widen *widen, oracle_sens_run_
             const oracle_file *bx = kind == HK_PERTURB_LADDER ? &b1 : &bs;
             const oracle_file *cx = kind == HK_PERTURB_LADDER ? &c1 : &cs;
             oracle_sens_result res;
+            oracle_sens_rule rule = oracle_sens_default_rule(o->dtype);
+            rule.jitter = jit[k];
             spec_tolerance tol = sens_tol(s, widen, o->arg_index, o->dtype);
             oracle_sens_judge(o->dtype, o->data, bx->outputs[k].data, c0.outputs[k].data,
-                              cx->outputs[k].data, o->count, NULL, &tol, &res);
+                              cx->outputs[k].data, o->count, &rule, &tol, &res);
             out->n_significant += res.n_significant;
             if (res.worst > out->worst)
                 out->worst = res.worst;
@@ -1640,7 +1670,9 @@ int oracle_sens_check(const spec *s, const oracle_widen *widen, oracle_sens_run_
             }
         }
 out:
+    hk_free(jit);
     oracle_file_free(&b0);
+    oracle_file_free(&br);
     oracle_file_free(&b1);
     oracle_file_free(&bs);
     oracle_file_free(&c0);

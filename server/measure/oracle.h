@@ -332,7 +332,12 @@ typedef struct {
     double tau;  /* rounding allowance per run, relative to s */
     double frac; /* share of the baseline's change the candidate may miss */
     double sig;  /* significant: |db| > sig * 2 * tau * s */
+    double jitter; /* added to n: ORACLE_SENS_JITTER x the largest difference between two
+                    * runs of the baseline on x (float atomics in another order), 0: none */
 } oracle_sens_rule;
+/* How many times the baseline's own run-to-run difference n allows (session 52): the change
+ * compares four runs, two of each side, and a candidate's own order differs as much. */
+#define ORACLE_SENS_JITTER 3.0
 
 /* frac 0.02 (0.05 until session 52), sig 16; tau f32 2^-10, f64 2^-26, f16 2^-8,
  * bf16 2^-6; 0 for integers (not judged). */
