@@ -920,12 +920,12 @@ static void small_skippers(void **state)
  * absolute tolerance by twice that error (measure_widen_at; compare_buffer: |c - b| <= atol +
  * rtol |b| + widen.atol). A baseline whose error is beyond the spec's tolerance and depends
  * on its inputs' values then moves by that error between x and x' at raised elements whose
- * change is small: an honest, exact candidate is accepted by the
- * widened tolerance rule on both runs, and the bound must say so too. Emulated: y = 2 x, the
- * baseline off by up to 1.9x the spec's tolerance (reduce_sum's output tolerance, rtol 1e-3,
- * atol 1e-2) by an error set by the input's bits (deterministic: the baseline's run-to-run
- * difference, which the check measures and allows since session 52, is 0); the widening as measure_widen_at makes it (twice the error, the
- * error capped at max(atol, rtol max|y|)). */
+ * change is small: an honest, exact candidate is accepted by the widened tolerance rule on
+ * both runs, and the bound must say so too. Emulated: y = 2 x, the baseline off by up to
+ * 1.9x the spec's tolerance (reduce_sum's output tolerance, rtol 1e-3, atol 1e-2) by an
+ * error set by the input's bits (deterministic: the baseline's run-to-run difference, which
+ * the check measures and allows since session 52, is 0); the widening as measure_widen_at
+ * makes it (twice the error, the error capped at max(atol, rtol max|y|)). */
 
 static HOT void twice_sloppy(const float *x, long n, long cols, uint64_t run, float *out)
 {
