@@ -397,8 +397,9 @@ typedef struct {
  * of each (s NULL: the dtype's default, spec_default_tolerance) and its absolute part
  * widened by widen[arg].atol where the referee's comparison widens it (measure_widen_at at
  * the check's size and distribution; widen NULL: none), so that a candidate the widened
- * tolerance rule accepts on every run is never rejected here. 1 + (1 to
- * ORACLE_SENS_TRIES) + 1 baseline runs and 3 candidate runs. HK_OK (see out->verdict) or
+ * tolerance rule accepts on every run is never rejected here; n also holds
+ * ORACLE_SENS_JITTER x the largest difference between two baseline runs on x, per output.
+ * 2 + (1 to ORACLE_SENS_TRIES) + 1 baseline runs and 3 candidate runs. HK_OK (see out->verdict) or
  * the run callback's error. */
 int oracle_sens_check(const spec *s, const oracle_widen *widen, oracle_sens_run_fn run, void *ctx,
                       oracle_sens_outcome *out);
