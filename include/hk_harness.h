@@ -250,7 +250,8 @@ HK_GRID_FN double hk_grid_value(double q, double k0, double nk, double u)
 }
 
 /* The referee's sensitivity check (docs/accuracy.md "The sensitivity check"): run mode
- * with --perturb SEED:SCALE raises HK_PERTURB_N elements of every input and inout argument
+ * with --perturb SEED:SCALE raises HK_PERTURB_N elements (the ladder; with SEED:SCALE:spread
+ * the spread plan's HK_PERTURB_SPREAD, below) of every input and inout argument
  * that holds plain real data (a float dtype drawn from uniform() or normal():
  * hk_perturb_eligible; never integers, indices, sparse masks, zeros or grids) by known
  * amounts after they are filled. Positions and amounts follow from (SEED, argument index,
@@ -267,6 +268,20 @@ HK_GRID_FN double hk_grid_value(double q, double k0, double nk, double u)
  * fp64 rule by itself (docs/accuracy.md). Where they meet different outputs (rows,
  * elements), each is a test of its own once its change is significant. */
 #define HK_PERTURB_N 4
+/* The spread plan (SEED:SCALE:spread, session 52): HK_PERTURB_SPREAD elements, one drawn in
+ * each of HK_PERTURB_SPREAD equal strata of the argument (so a contiguous skipped share of
+ * 2/HK_PERTURB_SPREAD or more always holds one), each raised by SCALE * unit /
+ * HK_PERTURB_SPREAD: together as much as the first plan's largest. Where they meet in one
+ * sum, each is 1/HK_PERTURB_SPREAD (12.5%) of the change, above what the check's bound lets
+ * a candidate miss (5% + 1/16 at most): a kernel that reads a share and adds the rest's
+ * expected value (a mean it knows from the distribution, no scaling) misses each one in its
+ * skipped share, which the first plan's largest alone catches with probability f only.
+ * Equal amounts cannot tell a sampler scaling by k = m / (m - j) that skipped j of them: the
+ * first plan, 64x apart, catches those. Positions from their own stream (another constant),
+ * so the two plans are independent draws. */
+#define HK_PERTURB_SPREAD 8
+#define HK_PERTURB_MAX 8 /* the larger of the two */
+enum hk_perturb_kind { HK_PERTURB_LADDER = 0, HK_PERTURB_SPREAD_PLAN = 1 };
 
 static inline bool hk_perturb_eligible(int dtype, hk_dist d)
 {
@@ -274,28 +289,47 @@ static inline bool hk_perturb_eligible(int dtype, hk_dist d)
     return real && (d.kind == HK_DIST_UNIFORM || d.kind == HK_DIST_NORMAL);
 }
 
-/* The plan for argument arg (count elements from distribution d) under perturbation seed
- * seed and scale: *n distinct positions in pos (ascending order of amount: pos[0] gets
- * the largest) and the amounts added (before the element type's rounding). *n is 0 when
- * the argument is not eligible or holds fewer than HK_PERTURB_N elements. */
-static inline void hk_perturb_plan(uint64_t seed, int arg, uint64_t count, int dtype, hk_dist d,
-                                   double scale, uint64_t pos[HK_PERTURB_N],
-                                   double amount[HK_PERTURB_N], int *n)
+static inline uint64_t hk_perturb_next(uint64_t *s)
+{
+    uint64_t z = (*s += 0x9E3779B97F4A7C15ull); /* splitmix64 */
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+/* The plan of kind `kind` (enum hk_perturb_kind) for argument arg (count elements from
+ * distribution d) under perturbation seed seed and scale: *n distinct positions in pos and
+ * the amounts added (before the element type's rounding). Ladder: HK_PERTURB_N positions,
+ * pos[0] gets the largest, amounts 64x apart; spread: HK_PERTURB_SPREAD positions in
+ * ascending strata, equal amounts. *n is 0 when the argument is not eligible or holds fewer
+ * elements than the plan's positions. */
+static inline void hk_perturb_plan_kind(uint64_t seed, int arg, uint64_t count, int dtype, hk_dist d,
+                                        double scale, int kind, uint64_t pos[HK_PERTURB_MAX],
+                                        double amount[HK_PERTURB_MAX], int *n)
 {
     *n = 0;
-    if (!hk_perturb_eligible(dtype, d) || count < HK_PERTURB_N || !(scale > 0.0))
+    int m = kind == HK_PERTURB_SPREAD_PLAN ? HK_PERTURB_SPREAD : HK_PERTURB_N;
+    if (!hk_perturb_eligible(dtype, d) || count < (uint64_t)m || !(scale > 0.0))
         return;
     double unit = d.kind == HK_DIST_UNIFORM ? (fabs(d.a) > fabs(d.b) ? fabs(d.a) : fabs(d.b))
                                             : fabs(d.a) + fabs(d.b);
     if (!(unit > 0.0))
         unit = 1.0;
     uint64_t s = seed * 0x100000001B3ull + (uint64_t)arg * 0x9E3779B9ull + 0x5E45ull;
-    for (int j = 0; j < HK_PERTURB_N;) {
-        uint64_t z = (s += 0x9E3779B97F4A7C15ull); /* splitmix64 */
-        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-        z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-        z ^= z >> 31;
-        uint64_t p = z % count;
+    if (kind == HK_PERTURB_SPREAD_PLAN) {
+        s ^= 0x5B7EADull << 20;
+        for (int j = 0; j < m; j++) {
+            uint64_t lo = count / (uint64_t)m * (uint64_t)j + (count % (uint64_t)m) * (uint64_t)j / (uint64_t)m;
+            uint64_t hi = count / (uint64_t)m * (uint64_t)(j + 1) +
+                          (count % (uint64_t)m) * (uint64_t)(j + 1) / (uint64_t)m;
+            pos[j] = lo + hk_perturb_next(&s) % (hi - lo);
+            amount[j] = scale * unit / (double)m;
+        }
+        *n = m;
+        return;
+    }
+    for (int j = 0; j < m;) {
+        uint64_t p = hk_perturb_next(&s) % count;
         bool seen = false;
         for (int k = 0; k < j; k++)
             seen |= pos[k] == p;
@@ -305,7 +339,38 @@ static inline void hk_perturb_plan(uint64_t seed, int arg, uint64_t count, int d
         amount[j] = scale * unit * ldexp(1.0, -6 * j);
         j++;
     }
-    *n = HK_PERTURB_N;
+    *n = m;
+}
+
+/* The value a planned element of x takes under amount (session 52): at SCALE <= 1 (the
+ * check's first amount) a uniform(lo, hi) input stays inside its declared range, raised by
+ * at most half its distance to hi (never to hi itself, which the fill never makes: a
+ * coordinate x * W cast to an index stays below W), so that where the response to in-range changes is significant (elementwise
+ * and row kernels) the check never drives the baseline out of its domain (a float used as
+ * an index or a coordinate, a fast path a candidate takes for the declared range); larger
+ * amounts, tried only when the in-range response is within rounding (a sum over 2^24
+ * elements), leave it. */
+static inline double hk_perturb_value(double x, double amount, hk_dist d, double scale)
+{
+    if (d.kind == HK_DIST_UNIFORM && scale <= 1.0) {
+        double hi = d.a > d.b ? d.a : d.b, room = 0.5 * (hi - x);
+        return x + (amount < room ? amount : room > 0.0 ? room : 0.0);
+    }
+    return x + amount;
+}
+
+/* The ladder plan (session 51's, the one --perturb SEED:SCALE applies). */
+static inline void hk_perturb_plan(uint64_t seed, int arg, uint64_t count, int dtype, hk_dist d,
+                                   double scale, uint64_t pos[HK_PERTURB_N],
+                                   double amount[HK_PERTURB_N], int *n)
+{
+    uint64_t p[HK_PERTURB_MAX];
+    double a[HK_PERTURB_MAX];
+    hk_perturb_plan_kind(seed, arg, count, dtype, d, scale, HK_PERTURB_LADDER, p, a, n);
+    for (int j = 0; j < *n; j++) {
+        pos[j] = p[j];
+        amount[j] = a[j];
+    }
 }
 
 /* Argument kinds, in spec order. */
@@ -1278,11 +1343,12 @@ typedef struct {
     int block_set;
 } hk_opts;
 
-/* --perturb SEED:SCALE (run mode, one combination): the sensitivity check's plan
- * (hk_perturb_plan) applied to every eligible input after its fill (hk_perturb_apply);
- * seed < 0: none. */
+/* --perturb SEED:SCALE[:spread] (run mode, one combination): the sensitivity check's plan
+ * (hk_perturb_plan_kind: the ladder, or the spread plan with ":spread") applied to every
+ * eligible input after its fill (hk_perturb_apply); seed < 0: none. */
 static long long hk_perturb_seed = -1;
 static double hk_perturb_scale = 1.0;
+static int hk_perturb_kind = HK_PERTURB_LADDER;
 static size_t hk_perturbed; /* elements changed, for the result line */
 
 static long long hk_opt_int(const char *flag, const char *v, long long lo, long long hi)
@@ -1424,10 +1490,16 @@ static void hk_parse_opts(int argc, char **argv, const hk_program *p, hk_opts *o
             char *end = NULL;
             long long ps = strtoll(v, &end, 10);
             double sc = end && *end == ':' ? strtod(end + 1, &end) : -1.0;
+            int kind = HK_PERTURB_LADDER;
+            if (end && !strcmp(end, ":spread")) {
+                kind = HK_PERTURB_SPREAD_PLAN;
+                end += strlen(end);
+            }
             if (ps < 0 || !end || *end || !(sc > 0.0) || !(sc < 1e30))
-                hk_fail(HK_EXIT_USAGE, "usage", "--perturb %s: expected SEED:SCALE (SEED >= 0, SCALE > 0)", v);
+                hk_fail(HK_EXIT_USAGE, "usage", "--perturb %s: expected SEED:SCALE[:spread] (SEED >= 0, SCALE > 0)", v);
             hk_perturb_seed = ps;
             hk_perturb_scale = sc;
+            hk_perturb_kind = kind;
         }
         else if (!strcmp(f, "--checks")) o->checks = (int)hk_opt_int(f, v, 0, 1000);
         else if (!strcmp(f, "--promote")) o->promote = (unsigned long long)hk_opt_int(f, v, 0, INT64_MAX);
@@ -2116,14 +2188,17 @@ static double hk_load(const unsigned char *b, size_t e, int dt);
  * d): each planned element raised by its amount, rounded to the element type. */
 static void hk_perturb_apply(void *host, size_t count, int dt, hk_dist d, int arg)
 {
-    uint64_t pos[HK_PERTURB_N];
-    double amount[HK_PERTURB_N];
+    uint64_t pos[HK_PERTURB_MAX];
+    double amount[HK_PERTURB_MAX];
     int n = 0;
     if (hk_perturb_seed < 0)
         return;
-    hk_perturb_plan((uint64_t)hk_perturb_seed, arg, count, dt, d, hk_perturb_scale, pos, amount, &n);
+    hk_perturb_plan_kind((uint64_t)hk_perturb_seed, arg, count, dt, d, hk_perturb_scale, hk_perturb_kind,
+                         pos, amount, &n);
     for (int j = 0; j < n; j++) {
-        hk_store(host, (size_t)pos[j], dt, hk_load((const unsigned char *)host, (size_t)pos[j], dt) + amount[j]);
+        hk_store(host, (size_t)pos[j], dt,
+                 hk_perturb_value(hk_load((const unsigned char *)host, (size_t)pos[j], dt), amount[j], d,
+                                  hk_perturb_scale));
         hk_perturbed++;
     }
 }
@@ -2941,8 +3016,9 @@ static int hk_main(int argc, char **argv, const hk_program *p)
         fprintf(hk_res(), "{\"ok\":true,\"mode\":\"run\",\"size\":%d,\"seed\":%lld,\"dist\":%d,",
                o.size, o.seed, o.dist);
         if (hk_perturb_seed >= 0)
-            fprintf(hk_res(), "\"perturb\":{\"seed\":%lld,\"scale\":%.17g,\"elements\":%zu},",
-                    hk_perturb_seed, hk_perturb_scale, hk_perturbed);
+            fprintf(hk_res(), "\"perturb\":{\"seed\":%lld,\"scale\":%.17g,\"plan\":\"%s\",\"elements\":%zu},",
+                    hk_perturb_seed, hk_perturb_scale,
+                    hk_perturb_kind == HK_PERTURB_SPREAD_PLAN ? "spread" : "ladder", hk_perturbed);
         hk_print_launch_state();
         fprintf(hk_res(), "\"block\":[%lld,%lld,%lld],\"grid\":[%lld,%lld,%lld]}\n",
                st.block[0], st.block[1], st.block[2], st.grid[0],

@@ -1114,10 +1114,14 @@ enum hk_msg {
     HK_MSG_SENS_NONFINITE,    /* %g scale, %zu elements */
     HK_MSG_SENS_NO_RESPONSE,  /* %g largest scale */
     HK_MSG_SENS_CAND_FAILED,  /* %g scale, %s the run's words */
-    HK_MSG_SENS_INSENSITIVE,  /* %s output, %lld element, %g expected, %g got, %g bound, %d positions, %g scale, %lld perturbation seed, %d size, %d dist */
-    HK_MSG_SENS_FAILED_RUN,   /* %lld perturbation seed, %d size, %d dist, %s note */
-    HK_MSG_SENS_PASSED,       /* %g scale, %zu elements, %.3g worst, %d runs, %lld seed, %d size, %d dist */
-    HK_MSG_SENS_SKIPPED,      /* %s note, %d runs, %lld seed, %d size, %d dist */
+    HK_MSG_SENS_INSENSITIVE,  /* %s output, %lld element, %g got, %g expected, %g bound, %s plan (SENS_PLAN_*), %lld seed, %lld perturbation seed, %d size, %d dist */
+    HK_MSG_SENS_PLAN_LADDER,  /* %d positions, %g scale */
+    HK_MSG_SENS_PLAN_SPREAD,  /* %d positions, %g scale */
+    HK_MSG_SENS_FAILED_RUN,   /* %lld seed, %lld perturbation seed, %d size, %d dist, %s note */
+    HK_MSG_SENS_PASSED,       /* %g scale, %zu elements, %.3g worst, %d runs, %lld seed, %d size, %s dists */
+    HK_MSG_SENS_SKIPPED,      /* %s note, %d runs, %lld seed, %d size, %s dists */
+    HK_MSG_SENS_ON_DIST,      /* %d dist (appended to a note) */
+    HK_MSG_SENS_PARTLY,       /* %s passed note, %s notes of the distributions not checked */
     HK_MSG_SENS_NO_INPUT,
     HK_MSG_SENS_NOT_RAISED,   /* %s note, %s argument names */
     HK_MSG_SENS_COMMAND,

@@ -779,7 +779,8 @@ int harness_run_argv(const char *exe, const harness_run *r, char ***argv)
             rc = HK_EINVAL;
             goto out;
         }
-        snprintf(num, sizeof num, "%lld:%.17g", r->perturb_seed, r->perturb_scale);
+        snprintf(num, sizeof num, "%lld:%.17g%s", r->perturb_seed, r->perturb_scale,
+                 r->perturb_kind == HK_PERTURB_SPREAD_PLAN ? ":spread" : "");
         TRY(argv_push(v, &n, cap, "--perturb"));
         TRY(argv_push(v, &n, cap, num));
     }

@@ -118,10 +118,12 @@ typedef struct {
     unsigned long long promote;
     int shmem_scale;
     /* run mode, one combination, no fp64 shadow: the sensitivity check's perturbed inputs
-     * (--perturb SEED:SCALE, hk_harness.h's hk_perturb_plan); false: none */
+     * (--perturb SEED:SCALE[:spread], hk_harness.h's hk_perturb_plan_kind); false: none.
+     * perturb_kind: enum hk_perturb_kind (0 the ladder, 1 the spread plan) */
     bool perturb;
     long long perturb_seed;
     double perturb_scale;
+    int perturb_kind;
 } harness_run;
 
 /* The file name (no directory) a --combos run writes for (size, dist, seed), as

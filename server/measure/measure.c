@@ -2653,24 +2653,25 @@ typedef struct {
     const measure_prog *bp, *cp;
     const char *dir;
     int size, dist;
-    long long seed;
+    long long seed, perturb_seed;
 } sens_ctx;
 
 /* oracle_sens_run_fn: one run-mode process of the baseline or the candidate on (size, seed,
- * dist), perturbed at scale (0: not), its output file read and deleted. */
-static int sens_run(void *ctx, bool baseline, double scale, oracle_file *out, char *why, size_t len)
+ * dist), perturbed at scale (0: not) by plan kind, its output file read and deleted. */
+static int sens_run(void *ctx, bool baseline, double scale, int kind, oracle_file *out, char *why,
+                    size_t len)
 {
     const sens_ctx *x = ctx;
     measure_prog p = *(baseline ? x->bp : x->cp);
     p.promote = 0; /* the program itself, never its fp64 shadow */
     p.shmem_scale = 0;
     p.ref_module = NULL;
-    char *path = hk_asprintf("%s/sens-%c-%g.out", x->dir, baseline ? 'b' : 'c', scale);
+    char *path = hk_asprintf("%s/sens-%c-%d-%d-%g.out", x->dir, baseline ? 'b' : 'c', x->dist, kind, scale);
     if (!path)
         return HK_ENOMEM;
     harness_run hr = {.mode = "run", .size = x->size, .seed = x->seed, .dist = x->dist,
                       .check_seed = -1, .out = path, .perturb = scale > 0.0,
-                      .perturb_seed = x->seed, .perturb_scale = scale};
+                      .perturb_seed = x->perturb_seed, .perturb_scale = scale, .perturb_kind = kind};
     measure_run r;
     int rc = measure_run_program(x->o, &p, x->dir, &hr, &r);
     if (rc == HK_OK && r.reason != MEASURE_OK) {
@@ -2689,32 +2690,33 @@ static int sens_run(void *ctx, bool baseline, double scale, oracle_file *out, ch
     return rc;
 }
 
-int measure_sens_dist(const spec *s, long long seed)
+size_t measure_sens_dists(const spec *s, long long seed, int dists[MEASURE_SENS_MAX_DISTS])
 {
     if (!s || s->form != SPEC_FORM_HARNESS)
-        return -1;
-    size_t eligible = 0, pick = 0;
-    for (int pass = 0; pass < 2; pass++) {
-        size_t seen = 0;
-        for (size_t d = 0; d < s->n_dists; d++) {
-            bool any = false;
-            for (size_t i = 0; i < s->n_args && !any; i++) {
-                const spec_arg *a = &s->args[i];
-                any = (a->kind == HK_ARG_INPUT || a->kind == HK_ARG_INOUT) && d < a->n_dists &&
-                      hk_perturb_eligible(a->dtype, a->dists[d]);
-            }
-            if (any && pass == 1 && seen++ == pick)
-                return (int)d;
-            eligible += any && pass == 0;
+        return 0;
+    size_t eligible = 0;
+    int all[64];
+    for (size_t d = 0; d < s->n_dists && eligible < sizeof all / sizeof *all; d++) {
+        bool any = false;
+        for (size_t i = 0; i < s->n_args && !any; i++) {
+            const spec_arg *a = &s->args[i];
+            any = (a->kind == HK_ARG_INPUT || a->kind == HK_ARG_INOUT) && d < a->n_dists &&
+                  hk_perturb_eligible(a->dtype, a->dists[d]);
         }
-        if (!eligible)
-            return -1;
-        uint64_t z = (uint64_t)seed + 0x9E3779B97F4A7C15ull; /* splitmix64 */
-        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-        z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-        pick = (size_t)((z ^ (z >> 31)) % eligible);
+        if (any)
+            all[eligible++] = (int)d;
     }
-    return -1;
+    if (eligible <= MEASURE_SENS_MAX_DISTS) {
+        memcpy(dists, all, eligible * sizeof *all);
+        return eligible;
+    }
+    uint64_t z = (uint64_t)seed + 0x9E3779B97F4A7C15ull; /* splitmix64 */
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    size_t first = (size_t)((z ^ (z >> 31)) % eligible);
+    for (size_t k = 0; k < MEASURE_SENS_MAX_DISTS; k++)
+        dists[k] = all[(first + k) % eligible];
+    return MEASURE_SENS_MAX_DISTS;
 }
 
 int measure_sensitivity(const measure_opts *o, const measure_prog *bp, const measure_prog *cp,
@@ -2724,60 +2726,110 @@ int measure_sensitivity(const measure_opts *o, const measure_prog *bp, const mea
     const spec *s = o->spec;
     *note = NULL;
     *runs = 0;
-    int dist = measure_sens_dist(s, seed);
-    if (dist < 0) {
+    int dists[MEASURE_SENS_MAX_DISTS];
+    size_t nd = measure_sens_dists(s, seed, dists);
+    if (!nd) {
         *note = hk_asprintf(hk_tr(HK_MSG_SENS_SKIPPED),
                             hk_tr(s->form == SPEC_FORM_HARNESS ? HK_MSG_SENS_NO_INPUT : HK_MSG_SENS_COMMAND),
-                            0, seed, size, 0);
+                            0, seed, size, "-");
         return *note ? HK_OK : HK_ENOMEM;
     }
     int rc = measure_mkdirs(dir);
     if (rc)
         return rc;
-    sens_ctx x = {.o = o, .bp = bp, .cp = cp, .dir = dir, .size = size, .dist = dist, .seed = seed};
+    /* every eligible distribution (at most MEASURE_SENS_MAX_DISTS), each on perturbation
+     * seed seed + its index; the first failure ends the check */
+    struct hk_buf passed, skipped, checked;
+    hk_buf_init(&passed, 64);
+    hk_buf_init(&skipped, 256);
+    hk_buf_init(&checked, 64);
+    double scale_max = 0.0, worst = 0.0;
+    size_t n_sig = 0;
     oracle_sens_outcome out;
-    if ((rc = oracle_sens_check(s, sens_run, &x, &out)))
-        return rc;
-    *runs = out.runs;
+    memset(&out, 0, sizeof out);
+    int dist = -1;
+    bool failed = false;
+    for (size_t k = 0; k < nd && !rc && !failed; k++) {
+        dist = dists[k];
+        oracle_widen wide[HK_MAX_ARGS];
+        bool any = measure_widen_fill(o->widen, size, dist, wide);
+        sens_ctx x = {.o = o, .bp = bp, .cp = cp, .dir = dir, .size = size, .dist = dist, .seed = seed,
+                      .perturb_seed = seed + dist};
+        if ((rc = oracle_sens_check(s, any ? wide : NULL, sens_run, &x, &out)))
+            break;
+        *runs += out.runs;
+        rc = hk_buf_printf(&checked, "%s%d", checked.len ? ", " : "", dist);
+        switch (out.verdict) {
+        case ORACLE_SENS_PASS:
+            scale_max = fmax(scale_max, out.scale);
+            worst = fmax(worst, out.worst);
+            n_sig += out.n_significant;
+            if (!rc)
+                rc = hk_buf_printf(&passed, "%s%d", passed.len ? ", " : "", dist);
+            break;
+        case ORACLE_SENS_SKIPPED:
+            if (!rc)
+                rc = hk_buf_printf(&skipped, "%s%s", skipped.len ? "; " : "", out.note);
+            if (!rc)
+                rc = hk_buf_printf(&skipped, hk_tr(HK_MSG_SENS_ON_DIST), dist);
+            break;
+        case ORACLE_SENS_FAIL:
+            failed = true;
+            break;
+        }
+    }
     const char *name = out.arg_index >= 0 && (size_t)out.arg_index < s->n_args
                            ? s->args[out.arg_index].name : "?";
-    /* the inputs the check leaves alone, named in its note */
+    /* the inputs the check leaves alone on every checked distribution, named in its note */
     struct hk_buf alone;
     hk_buf_init(&alone, 256);
     for (size_t i = 0; !rc && i < s->n_args; i++) {
         const spec_arg *a = &s->args[i];
-        if ((a->kind == HK_ARG_INPUT || a->kind == HK_ARG_INOUT) &&
-            !((size_t)dist < a->n_dists && hk_perturb_eligible(a->dtype, a->dists[dist])))
+        bool raised = false;
+        for (size_t k = 0; k < nd; k++)
+            raised |= (size_t)dists[k] < a->n_dists && hk_perturb_eligible(a->dtype, a->dists[dists[k]]);
+        if ((a->kind == HK_ARG_INPUT || a->kind == HK_ARG_INOUT) && !raised)
             rc = hk_buf_printf(&alone, "%s%s", alone.len ? ", " : "", a->name);
     }
     char *left = rc ? NULL : hk_buf_steal(&alone);
     hk_buf_free(&alone);
-    if (rc)
-        return rc;
-    switch (out.verdict) {
-    case ORACLE_SENS_PASS:
-        *note = hk_asprintf(hk_tr(HK_MSG_SENS_PASSED), out.scale, out.n_significant, out.worst,
-                            out.runs, seed, size, dist);
-        break;
-    case ORACLE_SENS_SKIPPED:
-        *note = hk_asprintf(hk_tr(HK_MSG_SENS_SKIPPED), out.note, out.runs, seed, size, dist);
-        break;
-    case ORACLE_SENS_FAIL:
-        if (out.element >= 0)
+    if (!rc && failed) {
+        if (out.element >= 0) {
+            char plan[300];
+            if (out.kind == HK_PERTURB_SPREAD_PLAN)
+                snprintf(plan, sizeof plan, hk_tr_in(HK_LANG_EN, HK_MSG_SENS_PLAN_SPREAD), HK_PERTURB_SPREAD,
+                         out.scale);
+            else
+                snprintf(plan, sizeof plan, hk_tr_in(HK_LANG_EN, HK_MSG_SENS_PLAN_LADDER), HK_PERTURB_N,
+                         out.scale);
             rc = measure_verdict_set(v, MEASURE_INSENSITIVE, hk_tr_in(HK_LANG_EN, HK_MSG_SENS_INSENSITIVE),
-                                     name, out.element, out.got, out.expected, out.bound,
-                                     HK_PERTURB_N, out.scale, seed, size, dist);
-        else
+                                     name, out.element, out.got, out.expected, out.bound, plan, seed,
+                                     seed + dist, size, dist);
+        } else {
             rc = measure_verdict_set(v, MEASURE_INSENSITIVE, hk_tr_in(HK_LANG_EN, HK_MSG_SENS_FAILED_RUN),
-                                     seed, size, dist, out.note);
+                                     seed, seed + dist, size, dist, out.note);
+        }
         v->where = (measure_combo){.size = size, .dist = dist, .seed = seed};
         if (!rc)
             *note = hk_strdup(v->details ? v->details : "insensitive");
-        break;
+    } else if (!rc && passed.len) {
+        *note = hk_asprintf(hk_tr(HK_MSG_SENS_PASSED), scale_max, n_sig, worst, *runs, seed, size,
+                            passed.data);
+        if (*note && skipped.len) {
+            char *both = hk_asprintf(hk_tr(HK_MSG_SENS_PARTLY), *note, skipped.data);
+            hk_free(*note);
+            *note = both;
+        }
+    } else if (!rc) {
+        *note = hk_asprintf(hk_tr(HK_MSG_SENS_SKIPPED), skipped.len ? skipped.data : "", *runs, seed, size,
+                            checked.len ? checked.data : "-");
     }
+    hk_buf_free(&passed);
+    hk_buf_free(&skipped);
+    hk_buf_free(&checked);
     if (!rc && !*note)
         rc = HK_ENOMEM;
-    if (!rc && left && *left && out.verdict != ORACLE_SENS_FAIL) {
+    if (!rc && left && *left && !failed) {
         char *both = hk_asprintf(hk_tr(HK_MSG_SENS_NOT_RAISED), *note, left);
         if (!both) {
             rc = HK_ENOMEM;

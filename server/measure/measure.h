@@ -523,24 +523,29 @@ int measure_reference(const measure_opts *o, const measure_prog *p, const char *
 int measure_check(const measure_opts *o, const measure_prog *p, const char *dir, const char *ref_dir,
                   const measure_combo *combos, size_t n, measure_verdict *v);
 
-/* The distribution the sensitivity check of seed runs on: one of the spec's distributions
- * where an input or inout holds plain real data (hk_perturb_eligible; the referee's added
- * real-valued one where the spec's are integer-valued only; never the grid), chosen by the
- * seed (splitmix64 of it, modulo their number), so that a kernel cannot tell the checked
- * distribution in advance (with the first one always checked, a sampler honest on it alone
- * passed: tests/unit/test_engine_oracle_sens.c dist_aware_sampler). -1 when none, or s is
- * not harness-form. */
-int measure_sens_dist(const spec *s, long long seed);
+/* The distributions the sensitivity check of seed runs on: every one of the spec's
+ * distributions where an input or inout holds plain real data (hk_perturb_eligible; the
+ * referee's added real-valued one where the spec's are integer-valued only; never the
+ * grid), in order, into dists; where more than MEASURE_SENS_MAX_DISTS are eligible,
+ * MEASURE_SENS_MAX_DISTS consecutive ones (cyclically) from one the seed picks (splitmix64
+ * of it, modulo their number). Returns how many; 0 when none, or s is not harness-form.
+ * Until session 52 one distribution, picked by the seed, was checked: a sampler honest on j
+ * of m eligible distributions escaped with probability j/m (tests/unit/test_engine_oracle_sens.c
+ * dist_aware_sampler). */
+#define MEASURE_SENS_MAX_DISTS 4
+size_t measure_sens_dists(const spec *s, long long seed, int dists[MEASURE_SENS_MAX_DISTS]);
 
 /* The sensitivity check (oracle_sens_check, docs/accuracy.md "The sensitivity check") of
  * candidate cp against baseline bp at size (the timed size), inputs from seed (a fresh
- * one: the same seed names the perturbation, so a report replays it) on
- * measure_sens_dist(spec, seed); program files
+ * one) on each of measure_sens_dists(spec, seed), distribution d's plans drawn from
+ * perturbation seed seed + d (so a report replays them), the bound's tolerance widened as
+ * o->widen widens the comparison at (size, d); stops at the first failure. Program files
  * in dir (deleted after). An insensitive candidate sets v to MEASURE_INSENSITIVE with the
  * element, the expected and the got change; *note (new string, never NULL on HK_OK) says
- * what was found: passed, not checked and why (a command-form spec, no eligible input, a
- * baseline response within rounding or not finite: never a rejection), or the failure.
- * *runs: program processes run. HK_OK, HK_ECANCELED, HK_ENOMEM. */
+ * what was found: passed (on which distributions; those not checked and why), not checked
+ * and why (a command-form spec, no eligible input, a baseline response within rounding or
+ * not finite: never a rejection), or the failure. *runs: program processes run. HK_OK,
+ * HK_ECANCELED, HK_ENOMEM. */
 int measure_sensitivity(const measure_opts *o, const measure_prog *bp, const measure_prog *cp,
                         const char *dir, int size, long long seed, char **note, int *runs,
                         measure_verdict *v);

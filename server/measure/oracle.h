@@ -303,10 +303,12 @@ bool oracle_spec_has_grid(const spec *s);
  * that skips or samples work (tests/gpu/cheats/reduce_sum_grid_aware.cu) misses each
  * change in what it skips. The baseline gives the expected response, so no output needs
  * to be declared linear: on inputs x and x' (x with a few elements of every real-valued
- * input raised: hk_harness.h's hk_perturb_plan), the candidate's change c(x') - c(x) must
- * match the baseline's b(x') - b(x) element by element:
+ * input raised: hk_harness.h's hk_perturb_plan_kind, the ladder; and x'', the spread plan),
+ * the candidate's change c(x') - c(x) must match the baseline's b(x') - b(x) element by
+ * element (and so for x''):
  *     |dc - db| <= frac |db| + n,   n = max(2 tau s, t(b(x)_i) + t(b(x')_i)),
- *     s = max(|b(x)_i|, |b(x')_i|, max_k |b(x)_k|), t(b) = atol + rtol |b| (the spec's)
+ *     s = max(|b(x)_i|, |b(x')_i|, max_k |b(x)_k|), t(b) = atol + w + rtol |b| (the spec's,
+ *     w the referee's widening of that output, oracle_sens_check's widen)
  * (tau: a rounding allowance per run relative to the output's magnitude, far above any
  * summation order's error and far below a skipped share's: oracle_sens_default_rule; the
  * two runs' tolerances: a candidate within the spec's tolerance on both runs is within n,
@@ -330,10 +332,15 @@ typedef struct {
     double tau;  /* rounding allowance per run, relative to s */
     double frac; /* share of the baseline's change the candidate may miss */
     double sig;  /* significant: |db| > sig * 2 * tau * s */
+    double jitter; /* added to n: ORACLE_SENS_JITTER x the largest difference between two
+                    * runs of the baseline on x (float atomics in another order), 0: none */
 } oracle_sens_rule;
+/* How many times the baseline's own run-to-run difference n allows (session 52): the change
+ * compares four runs, two of each side, and a candidate's own order differs as much. */
+#define ORACLE_SENS_JITTER 3.0
 
-/* frac 0.05, sig 16; tau f32 2^-10, f64 2^-26, f16 2^-8, bf16 2^-6; 0 for integers (not
- * judged). */
+/* frac 0.02 (0.05 until session 52), sig 16; tau f32 2^-10, f64 2^-26, f16 2^-8,
+ * bf16 2^-6; 0 for integers (not judged). */
 oracle_sens_rule oracle_sens_default_rule(int dtype);
 
 typedef struct {
@@ -361,11 +368,12 @@ enum oracle_sens_verdict {
 };
 
 /* One program run for the check: the baseline's (baseline true) or the candidate's, on x
- * (scale 0) or on x' at scale. HK_OK with *out filled (the caller frees it); a run that
+ * (scale 0) or on x' at scale, raised by plan `kind` (hk_harness.h enum hk_perturb_kind: the
+ * ladder, or the spread plan). HK_OK with *out filled (the caller frees it); a run that
  * failed returns ORACLE_SENS_RUN_FAILED with why (at most len bytes) in why; any other
  * value (HK_ECANCELED, HK_ENOMEM) ends the check with it. */
 #define ORACLE_SENS_RUN_FAILED 1
-typedef int (*oracle_sens_run_fn)(void *ctx, bool baseline, double scale, oracle_file *out,
+typedef int (*oracle_sens_run_fn)(void *ctx, bool baseline, double scale, int kind, oracle_file *out,
                                   char *why, size_t len);
 
 typedef struct {
@@ -374,17 +382,26 @@ typedef struct {
     double tried;
     int runs;           /* program runs made */
     int arg_index;      /* the output judged last (the failing one), -1 none */
+    int kind;           /* FAIL: the plan whose change was missed (enum hk_perturb_kind) */
     long long element;  /* FAIL: the element */
     double expected, got, bound, worst; /* FAIL: db, dc, bound; worst ratio over outputs */
+    double worst_kind[2]; /* worst ratio of each plan (enum hk_perturb_kind) */
     size_t n_significant; /* elements judged against a significant change */
     char note[400];     /* SKIPPED: why; FAIL by a failed run: the run's words */
 } oracle_sens_outcome;
 
-/* The check: the baseline on x, on x' from the smallest amount up until its change is
- * significant somewhere (a non-finite change, or none at the largest amount, skips), then
- * the candidate on x and x' at that amount, judged output by output with the spec's
- * tolerance of each (s NULL: the dtype's default, spec_default_tolerance). HK_OK (see
- * out->verdict) or the run callback's error. */
-int oracle_sens_check(const spec *s, oracle_sens_run_fn run, void *ctx, oracle_sens_outcome *out);
+/* The check: the baseline on x, on x' (the ladder plan) from the smallest amount up until
+ * its change is significant somewhere (a non-finite change, or none at the largest amount,
+ * skips), and on x'' (the spread plan, hk_perturb_plan_kind) at that amount; then the
+ * candidate on x, x' and x'', each change judged output by output with the spec's tolerance
+ * of each (s NULL: the dtype's default, spec_default_tolerance) and its absolute part
+ * widened by widen[arg].atol where the referee's comparison widens it (measure_widen_at at
+ * the check's size and distribution; widen NULL: none), so that a candidate the widened
+ * tolerance rule accepts on every run is never rejected here; n also holds
+ * ORACLE_SENS_JITTER x the largest difference between two baseline runs on x, per output.
+ * 2 + (1 to ORACLE_SENS_TRIES) + 1 baseline runs and 3 candidate runs. HK_OK (see out->verdict) or
+ * the run callback's error. */
+int oracle_sens_check(const spec *s, const oracle_widen *widen, oracle_sens_run_fn run, void *ctx,
+                      oracle_sens_outcome *out);
 
 #endif

@@ -467,6 +467,20 @@ static void test_verify_candidate_insensitive(void **state)
     if (!sens || strncmp(sens, "sensitivity: passed", 19) != 0)
         fail_msg("sensitivity: %s", sens ? sens : "(none)");
     json_decref(j);
+    /* insensitive on distribution 1 only: HK_SEED=2 is a seed on which session 51's check
+     * (one distribution, picked by the seed: splitmix64(2) % 2 = 0) saw distribution 0 alone
+     * and passed it; every eligible distribution is checked now (measure_sens_dists) */
+    snprintf(cmd, sizeof cmd, "HK_SEED=2 FAKE_SIM_INSENSITIVE=__restrict__ FAKE_SIM_INSENSITIVE_DIST=1 %s "
+             "verify-candidate --spec %s/episode/tiny.bench.json --candidate %s --pairs 3 --json", HKLS,
+             HK_TEST_DATA, fast);
+    assert_int_equal(run_sim(cmd, out), 1);
+    j = json_load_file(out, 0, NULL);
+    assert_non_null(j);
+    assert_string_equal(json_string_value(json_object_get(j, "reason")), "insensitive");
+    det = json_string_value(json_object_get(j, "details"));
+    if (!det || !strstr(det, "distribution 1)"))
+        fail_msg("details: %s", det ? det : "(none)");
+    json_decref(j);
     /* a spec whose inputs are integer-valued only: checked on the referee's added
      * real-valued distribution (2), where the insensitive candidate is caught */
     snprintf(cmd, sizeof cmd, "FAKE_SIM_INSENSITIVE=__restrict__ %s verify-candidate --spec "

@@ -217,6 +217,21 @@ static const char fill_program[] =
     "        CHECK(changed == HK_PERTURB_N);\n"
     "        for (int j = 0; j < np; j++)\n"
     "            CHECK(b[pos[j]] == (float)((double)a[pos[j]] + am[j]));\n"
+    "        /* the spread plan (--perturb S:SCALE:spread): one element in each stratum */\n"
+    "        b = a;\n"
+    "        hk_perturb_kind = HK_PERTURB_SPREAD_PLAN;\n"
+    "        hk_perturb_apply(b.data(), b.size(), HK_DT_F32, u, 0);\n"
+    "        hk_perturb_kind = HK_PERTURB_LADDER;\n"
+    "        uint64_t sp[HK_PERTURB_MAX];\n"
+    "        double sa[HK_PERTURB_MAX];\n"
+    "        hk_perturb_plan_kind(12345, 0, b.size(), HK_DT_F32, u, 64, HK_PERTURB_SPREAD_PLAN, sp, sa, &np);\n"
+    "        CHECK(np == HK_PERTURB_SPREAD);\n"
+    "        changed = 0;\n"
+    "        for (size_t i = 0; i < a.size(); i++)\n"
+    "            changed += a[i] != b[i];\n"
+    "        CHECK(changed == HK_PERTURB_SPREAD);\n"
+    "        for (int j = 0; j < np; j++)\n"
+    "            CHECK(b[sp[j]] == (float)((double)a[sp[j]] + sa[j]) && sp[j] / (a.size() / HK_PERTURB_SPREAD) == (uint64_t)j);\n"
     "        std::vector<int32_t> ia(4096, 7);\n"
     "        std::vector<float> ga(4096, 0.5f);\n"
     "        hk_perturb_apply(ia.data(), ia.size(), HK_DT_I32, u, 1);\n"
@@ -235,6 +250,13 @@ static const char fill_program[] =
     "                printf(\"plan %llu %d %d:\", ps[k], 2 * d + 1, np);\n"
     "                for (int j = 0; j < np; j++)\n"
     "                    printf(\" %llu+%.17g\", (unsigned long long)pos[j], am[j]);\n"
+    "                printf(\"\\n\");\n"
+    "                uint64_t sp2[HK_PERTURB_MAX];\n"
+    "                double sa2[HK_PERTURB_MAX];\n"
+    "                hk_perturb_plan_kind(ps[k], 2 * d + 1, 16777216, HK_DT_F32, pd[d], 4096, HK_PERTURB_SPREAD_PLAN, sp2, sa2, &np);\n"
+    "                printf(\"spread %llu %d %d:\", ps[k], 2 * d + 1, np);\n"
+    "                for (int j = 0; j < np; j++)\n"
+    "                    printf(\" %llu+%.17g\", (unsigned long long)sp2[j], sa2[j]);\n"
     "                printf(\"\\n\");\n"
     "            }\n"
     "    }\n"
@@ -555,6 +577,16 @@ static void fill_generator(void **state)
                 at += snprintf(line + at, sizeof line - (size_t)at, " %llu+%.17g",
                                (unsigned long long)pos[j], am[j]);
             assert_non_null(strstr(out, line));
+            uint64_t sp[HK_PERTURB_MAX];
+            double sa[HK_PERTURB_MAX];
+            hk_perturb_plan_kind(ps[k], 2 * d + 1, 16777216, HK_DT_F32, pd[d], 4096, HK_PERTURB_SPREAD_PLAN,
+                                 sp, sa, &np);
+            assert_int_equal(np, HK_PERTURB_SPREAD);
+            at = snprintf(line, sizeof line, "spread %llu %d %d:", ps[k], 2 * d + 1, np);
+            for (int j = 0; j < np; j++)
+                at += snprintf(line + at, sizeof line - (size_t)at, " %llu+%.17g",
+                               (unsigned long long)sp[j], sa[j]);
+            assert_non_null(strstr(out, line));
         }
     hk_free(out);
 }
@@ -713,6 +745,11 @@ static void command_lines(void **state)
         assert_string_equal(argv[i], want_p[i]);
     assert_null(argv[13]);
     harness_argv_free(argv);
+    pr.perturb_kind = HK_PERTURB_SPREAD_PLAN; /* the spread plan: ":spread" */
+    assert_int_equal(harness_run_argv("./p", &pr, &argv), HK_OK);
+    assert_string_equal(argv[12], "42:1048576:spread");
+    harness_argv_free(argv);
+    pr.perturb_kind = HK_PERTURB_LADDER;
     pr.mode = "time";
     assert_int_equal(harness_run_argv("./p", &pr, &argv), HK_EINVAL);
     pr.mode = "run";

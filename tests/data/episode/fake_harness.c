@@ -37,9 +37,11 @@
  *   stale      right answers, unless --prime-sizes named a larger size than --size: then
  *              element 0 is off by 1.0 (a fixed-size __device__ scratch that a larger
  *              earlier launch left partial sums in, like tests/gpu/cheats/uninit_scratch.cu)
- * --perturb SEED:SCALE (the sensitivity check, hk_harness.h hk_perturb_plan): the output
+ * --perturb SEED:SCALE[:spread] (the sensitivity check, hk_harness.h hk_perturb_plan_kind): the output
  * answers as saxpy's would to the raised elements of x and y; $FAKE_SIM_INSENSITIVE=RULES
- * (sim_rule_hits' words) names simulated candidates that miss every other raised element.
+ * (sim_rule_hits' words) names simulated candidates that miss every other raised element
+ * ($FAKE_SIM_INSENSITIVE_DIST=D: on distribution D only, as a kernel that samples where it
+ * recognises D's values).
  * Run mode takes one combination (--seed --dist --out) or several of one size
  * (--combos S:D,... --out-dir DIR, files DIR/run-sK-dD-seedS.out), as the real program.
  * Every call appends "NAME MODE[ prime=LIST]\n" to $FAKE_LOG when set (to check
@@ -108,20 +110,23 @@ static int stale_hit;
  * as a kernel that skips half its work would. */
 static long long sim_perturb_seed = -1;
 static double sim_perturb_scale;
+static int sim_perturb_kind; /* SEED:SCALE:spread: the spread plan (hk_perturb_plan_kind) */
 static int sim_insensitive;
+static int sim_insensitive_dist = -1; /* $FAKE_SIM_INSENSITIVE_DIST=D: insensitive on D only */
 
 static double sim_perturb_at(long long n, int dist, long long i)
 {
     hk_dist d = dist ? (hk_dist){HK_DIST_NORMAL, 0.0, 1.0} : (hk_dist){HK_DIST_UNIFORM, -1.0, 1.0};
     double add = 0.0;
     for (int arg = 2; arg <= 3 && sim_perturb_seed >= 0; arg++) {
-        uint64_t pos[HK_PERTURB_N];
-        double amount[HK_PERTURB_N];
+        uint64_t pos[HK_PERTURB_MAX];
+        double amount[HK_PERTURB_MAX];
         int k = 0;
-        hk_perturb_plan((uint64_t)sim_perturb_seed, arg, (uint64_t)n, HK_DT_F32, d, sim_perturb_scale,
-                        pos, amount, &k);
+        hk_perturb_plan_kind((uint64_t)sim_perturb_seed, arg, (uint64_t)n, HK_DT_F32, d, sim_perturb_scale,
+                             sim_perturb_kind, pos, amount, &k);
         for (int j = 0; j < k; j++)
-            if ((long long)pos[j] == i && !(sim_insensitive && j % 2))
+            if ((long long)pos[j] == i &&
+                !(sim_insensitive && (sim_insensitive_dist < 0 || sim_insensitive_dist == dist) && j % 2))
                 add += (arg == 2 ? 2.5 : 1.0) * amount[j];
     }
     return add;
@@ -305,10 +310,13 @@ int main(int argc, char **argv)
             char *colon = strchr(argv[i + 1], ':');
             sim_perturb_seed = atoll(argv[i + 1]);
             sim_perturb_scale = colon ? atof(colon + 1) : 1.0;
+            sim_perturb_kind = strstr(argv[i + 1], ":spread") ? HK_PERTURB_SPREAD_PLAN : HK_PERTURB_LADDER;
         }
     }
     if (sim_mode && sim_rule_hits(getenv("FAKE_SIM_INSENSITIVE"), NULL))
         sim_insensitive = 1;
+    if (getenv("FAKE_SIM_INSENSITIVE_DIST"))
+        sim_insensitive_dist = atoi(getenv("FAKE_SIM_INSENSITIVE_DIST"));
     if (block > 0 && block != 256)
         factor *= 1.0 + 0.1 * fabs(log2((double)block / 256.0));
     if (!strcmp(name, "ok") && sim_mode && block == 128)

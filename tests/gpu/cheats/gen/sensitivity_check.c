@@ -14,6 +14,11 @@
  * runs on these inputs; two warps in three x1.5). Printed: the largest relative
  * discrepancy |moved - expected| / expected of each honest order and the smallest of each
  * skipper, over every seed and test (three tests of M = 1, one of M = 4).
+ * The referee's check as built (sessions 51-52: the ladder and spread plans, every
+ * distribution, the widened bound) is emulated with the real functions in
+ * tests/unit/test_engine_oracle_sens.c; its small_skippers test gives the detection rate
+ * against the share skipped (scaled or mean-filled, scattered or the tail):
+ * bench/results/2026-12-08-sens-cpu-s52.md.
  *   cc -O2 -o sensitivity_check sensitivity_check.c -lm
  *   ./sensitivity_check [SEEDS]        (default 6, reduce_sum's seed count) */
 #include <math.h>
