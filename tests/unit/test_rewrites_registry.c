@@ -140,6 +140,8 @@ static const refusal_case cases[] = {
     {"specialize_constants", k_grid_stride, "gs", {0}, "parameter", 1},
     /* a kernel with a bound keeps its author's register limit (nvcc takes one of the two) */
     {"occupancy_regs", k_bounded, "lb", {0}, "kernel head", 1},
+    /* no sorted insertion cascade `if (d < b1) ... else if (d < b2) ...` */
+    {"cascade_guard", k_grid_stride, "gs", {0}, "kernel body", 2},
     {"pow_small_exponent", k_grid_stride, "gs", {0}, "grid-stride loop", 3},
     /* items two at a time (by the grid), not one at a time */
     {"unroll_jam_scan", k_grid_stride, "gs", {0}, "loop step", 3},
