@@ -327,7 +327,7 @@ static double proposal_ms(const char *desc, const char *const *times, size_t n_t
  * search decides only on reported results (it answers HK_ESTATE until they are in), so the
  * order is the same. EXIT_OK, EXIT_FAILED (no skills, the spec's launch cannot be searched). */
 static int proposals(const rw_context *ctx, const spec *sp, enum sk_class cls, unsigned n,
-                     const char *const *times, size_t n_times, bool json)
+                     const char *const *times, size_t n_times, int registers, bool json)
 {
     const char *arch = ctx->hip ? "gfx906" : "sm_90";
     char *dir = NULL, err[1024] = "";
@@ -347,6 +347,8 @@ static int proposals(const rw_context *ctx, const spec *sp, enum sk_class cls, u
     }
     sk_metrics mt;
     sk_metrics_init(&mt);
+    if (registers > 0)   /* the baseline's ptxas -v, as an episode fills it (baseline_class) */
+        mt.v[SK_M_REGISTERS_PER_THREAD] = registers;
     const an_span *span = &ctx->m->funcs[ctx->kernel].span;
     int rc = skillplan_build_for(skills, arch, cls, &mt, ctx->text + span->start_byte,
                                  span->end_byte - span->start_byte, ctx, &plan);
@@ -396,7 +398,7 @@ int cli_rewrites(int argc, char **argv)
     bool json = false, hip = false;
     const char *params[RW_MAX_PARAMS];
     size_t n_params = 0;
-    int sms = 0, warps = 0;
+    int sms = 0, warps = 0, registers = 0;
     long n_proposals = -1;
     enum sk_class cls = SK_CLASS_COUNT;
     const char *times[32];
@@ -433,6 +435,14 @@ int cli_rewrites(int argc, char **argv)
                 fprintf(stderr, "%s", hk_tr(HK_MSG_CLI_RW_PROPOSALS));
                 return EXIT_USAGE;
             }
+        } else if (!strcmp(a, "--registers") && i + 1 < argc) {
+            char *end;
+            long r = strtol(argv[++i], &end, 10);
+            if (*end || r < 1 || r > 255) {
+                fprintf(stderr, "%s", hk_tr(HK_MSG_CLI_RW_REGISTERS));
+                return EXIT_USAGE;
+            }
+            registers = (int)r;
         } else if (!strcmp(a, "--class") && i + 1 < argc) {
             const char *v = argv[++i];
             if (strcmp(v, "unknown") && sk_class_parse(v, &cls) != HK_OK) {
@@ -463,7 +473,7 @@ int cli_rewrites(int argc, char **argv)
         usage(stderr);
         return EXIT_USAGE;
     }
-    if ((n_times || cls != SK_CLASS_COUNT) && n_proposals < 0) {
+    if ((n_times || cls != SK_CLASS_COUNT || registers) && n_proposals < 0) {
         fprintf(stderr, "%s", hk_tr(HK_MSG_CLI_RW_NEED_PROPOSALS));
         return EXIT_USAGE;
     }
@@ -522,7 +532,7 @@ int cli_rewrites(int argc, char **argv)
         goto out;
     }
     if (n_proposals > 0) {
-        status = proposals(&ctx, sp, cls, (unsigned)n_proposals, times, n_times, json);
+        status = proposals(&ctx, sp, cls, (unsigned)n_proposals, times, n_times, registers, json);
         goto out;
     }
     json_t *rws = json_array();

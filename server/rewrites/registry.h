@@ -98,6 +98,11 @@ enum {
                                * no algorithm of its own: with the search's launch axes it is
                                * what a small budget falls back to when the rewrites measured
                                * first gained nothing (search.c queue_fallback) */
+    RW_STACK_ONLY = 1 << 11,  /* with RW_STACKS: offered only on a leader's text (the stacking
+                               * axis), never alone as a first choice. A register cap
+                               * (occupancy_regs) moves no instruction: alone it would take a
+                               * slot of a small budget from a rewrite that does, and what it
+                               * adds shows on the leaders' texts */
 };
 
 typedef struct rw_descriptor rw_descriptor;

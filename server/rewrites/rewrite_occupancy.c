@@ -136,8 +136,10 @@ const rw_descriptor rw_occupancy_regs_desc = {
     .params = occupancy_regs_params,
     .n_params = HK_ARRAY_LEN(occupancy_regs_params),
     /* it stacks (RW_STACKS): a register budget for whatever text it is given, so the search
-     * also puts it on the leaders' texts (specialize_constants' unrolled sample loop at 46
-     * registers on roi_align: two 512-thread blocks an SM; at 40, three) */
-    .flags = RW_STACKS,
+     * puts it on the leaders' texts (specialize_constants' unrolled sample loop at 46
+     * registers on roi_align: two 512-thread blocks an SM; at 40, three), and only there
+     * (RW_STACK_ONLY): alone it moves no instruction, and fast_divmod alone already runs
+     * roi_align at 40 registers */
+    .flags = RW_STACKS | RW_STACK_ONLY,
     .emit = emit_occupancy_regs,
 };

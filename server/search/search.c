@@ -520,7 +520,7 @@ static int add_struct_axis(search *s)
     n = 1;
     for (size_t i = 0; i < l->n_structs && n < 64; i++) {
         search_struct st = l->structs[i];
-        if (!st.rewrite)
+        if (!st.rewrite || struct_has(&st, RW_STACK_ONLY))   /* the stacking axis' alone */
             continue;
         st.rank -= ranks_dropped(l->structs, dropped, i);
         if (!s->launch.sm_count)

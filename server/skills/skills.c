@@ -442,7 +442,7 @@ static void parse_threshold(struct vctx *v, sk_skill *sk, const char *name, json
         vbad(v, key, HK_MSG_SK_THRESHOLD_OBJECT);
         return;
     }
-    static const char *const allowed[] = {"min", "max", NULL};
+    static const char *const allowed[] = {"min", "max", "required", NULL};
     bool before = v->bad;
     v->bad = false;
     check_keys(v, t, key, allowed);
@@ -470,11 +470,18 @@ static void parse_threshold(struct vctx *v, sk_skill *sk, const char *name, json
         vbad(v, key, HK_MSG_SK_THRESHOLD_EMPTY);
     else if (!isnan(b[0]) && !isnan(b[1]) && b[0] > b[1])
         vbad(v, key, HK_MSG_SK_MIN_ABOVE_MAX, b[0], b[1]);
+    json_t *req = json_object_get(t, "required");
+    if (req && !json_is_boolean(req)) {
+        char k2[200];
+        snprintf(k2, sizeof k2, "%s.required", key);
+        vbad(v, k2, HK_MSG_SK_NOT_BOOLEAN);
+    }
     if (!v->bad) {
         sk_threshold *th = &sk->metrics[sk->n_metrics++];
         th->metric = m;
         th->min = b[0];
         th->max = b[1];
+        th->required = req && json_is_true(req);
     }
     v->bad = v->bad || before;
 }

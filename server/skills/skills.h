@@ -64,10 +64,13 @@ int sk_class_parse(const char *s, enum sk_class *out);
 
 /* ---- skills ---- */
 
-/* A metric threshold: the skill applies when min <= value <= max (NAN: no bound). */
+/* A metric threshold: the skill applies when min <= value <= max (NAN: no bound). An
+ * unknown value passes, unless required (`"required": true`, session 52: a register cap
+ * means nothing until the baseline's registers are known). */
 typedef struct {
     enum sk_metric metric;
     double min, max;
+    bool required;
 } sk_threshold;
 
 struct sk_compiled; /* private: the compiled query and regexes */

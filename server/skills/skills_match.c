@@ -264,6 +264,8 @@ bool sk_matches_metrics(const sk_skill *sk, const sk_metrics *m)
     for (size_t i = 0; i < sk->n_metrics; i++) {
         const sk_threshold *t = &sk->metrics[i];
         double x = m ? m->v[t->metric] : NAN;
+        if (isnan(x) && t->required)
+            return false;
         if (isnan(x))
             continue;
         if ((!isnan(t->min) && x < t->min) || (!isnan(t->max) && x > t->max))
