@@ -1335,18 +1335,28 @@ static bool reader_body(const an_model *m, const char *text, const an_function *
 
 /* Every definition in m of the name at k (the file may hold several under #if branches, and
  * explicit specialisations) a reader body, self not among them. */
-static bool reader_named(const an_model *m, const char *text, const an_function *self, const rw_toks *ts, size_t k,
-                         int depth)
+typedef bool (*body_test)(const an_model *m, const char *text, const an_function *g, int depth);
+
+/* Every definition in m of the name called at k (with the callee's parameter count) passes
+ * body, self not among them: one rule for reader and value calls. */
+static bool every_definition(const an_model *m, const char *text, const an_function *self, const rw_toks *ts,
+                             size_t k, int depth, body_test body)
 {
     const an_function *g = rwl_callee(m, self, ts, k);
     if (!g)
         return false;
     for (size_t fi = 0; fi < m->n_funcs; fi++) {
         const an_function *h = &m->funcs[fi];
-        if (!strcmp(h->name, g->name) && (h == self || h->n_params != g->n_params || !reader_body(m, text, h, depth)))
+        if (!strcmp(h->name, g->name) && (h == self || h->n_params != g->n_params || !body(m, text, h, depth)))
             return false;
     }
     return true;
+}
+
+static bool reader_named(const an_model *m, const char *text, const an_function *self, const rw_toks *ts, size_t k,
+                         int depth)
+{
+    return every_definition(m, text, self, ts, k, depth, reader_body);
 }
 
 bool rwl_reader_call(const an_model *m, const char *text, const an_function *self, const rw_toks *ts, size_t k)
@@ -1430,15 +1440,7 @@ static bool value_body(const an_model *m, const char *text, const an_function *g
 static bool value_named(const an_model *m, const char *text, const an_function *self, const rw_toks *ts, size_t k,
                         int depth)
 {
-    const an_function *g = rwl_callee(m, self, ts, k);
-    if (!g)
-        return false;
-    for (size_t fi = 0; fi < m->n_funcs; fi++) {
-        const an_function *h = &m->funcs[fi];
-        if (!strcmp(h->name, g->name) && (h == self || h->n_params != g->n_params || !value_body(m, text, h, depth)))
-            return false;
-    }
-    return true;
+    return every_definition(m, text, self, ts, k, depth, value_body);
 }
 
 bool rwl_value_call(const an_model *m, const char *text, const an_function *self, const rw_toks *ts, size_t k)
